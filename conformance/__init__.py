@@ -1,0 +1,1 @@
+"""Conformance suite: golden vectors, the driver protocol and the runner."""

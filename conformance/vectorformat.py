@@ -1,0 +1,169 @@
+"""The golden vector file format (Wycheproof-like), as frozen value objects.
+
+A vector *file* covers one topic. It has a header (suite, version, profile, schema, number of
+tests, free-text header lines, and ``notes``: one entry per flag naming the bug class the flag
+targets and the effect of that bug), then ``testGroups``; each group has a ``type``, optional
+group-level attributes, and ``tests``.
+
+Every test has a stable string ``id`` (never renumbered or reused; see ``registry``), the
+``rule`` it checks (a numbered rule in docs/spec), a ``comment``, ``flags``, an ``input``
+object, an ``expected`` object and a tri-state ``result``:
+
+* ``valid``      the implementation must produce exactly ``expected``;
+* ``invalid``    the implementation must reject with ``expected.error`` (an error code);
+* ``acceptable`` either behaviour is conformant (``expected`` shows upstream's).
+
+Vector files are written by ``rescind vectors export`` only; the bytes are a pure function of
+the reference, so regeneration is byte-identical.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal
+
+import attrs
+
+SUITE = "rescind-vectors"
+SUITE_VERSION = "1.0.0"
+PROFILE = "splash-v5"
+
+Result = Literal["valid", "invalid", "acceptable"]
+RESULTS: tuple[str, ...] = ("valid", "invalid", "acceptable")
+
+_ID = re.compile(r"[a-z0-9]+(?:[.\-][a-z0-9]+)*\Z")
+_RULE = re.compile(r"[A-Z]{2,4}-[0-9]{1,3}\Z")
+_FLAG = re.compile(r"[A-Z][A-Za-z0-9]*\Z")
+
+
+def _check_id(_: object, __: object, value: str) -> None:
+    if not _ID.match(value):
+        raise ValueError(f"vector id {value!r} must be lowercase words joined by '.' or '-'")
+
+
+def _check_rule(_: object, __: object, value: str) -> None:
+    if not _RULE.match(value):
+        raise ValueError(f"rule {value!r} must look like 'CJ-12' (a rule id from docs/spec)")
+
+
+def _check_flags(_: object, __: object, value: tuple[str, ...]) -> None:
+    for flag in value:
+        if not _FLAG.match(flag):
+            raise ValueError(f"flag {flag!r} must be CamelCase")
+    if len(set(value)) != len(value):
+        raise ValueError("flags repeat")
+
+
+def _check_result(_: object, __: object, value: str) -> None:
+    if value not in RESULTS:
+        raise ValueError(f"result {value!r} is not one of {RESULTS}")
+
+
+@attrs.frozen
+class Flag:
+    """What a flag means: the bug class a flagged vector targets and that bug's effect."""
+
+    name: str = attrs.field(validator=attrs.validators.matches_re(_FLAG))
+    bug_class: str
+    effect: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"bugClass": self.bug_class, "effect": self.effect}
+
+
+@attrs.frozen
+class VectorTest:
+    id: str = attrs.field(validator=_check_id)
+    rule: str = attrs.field(validator=_check_rule)
+    comment: str
+    input: Mapping[str, Any]
+    expected: Mapping[str, Any]
+    result: str = attrs.field(validator=_check_result)
+    flags: tuple[str, ...] = attrs.field(default=(), converter=tuple, validator=_check_flags)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "rule": self.rule,
+            "comment": self.comment,
+            "flags": list(self.flags),
+            "input": dict(self.input),
+            "expected": dict(self.expected),
+            "result": self.result,
+        }
+
+
+@attrs.frozen
+class VectorGroup:
+    type: str
+    tests: tuple[VectorTest, ...] = attrs.field(converter=tuple)
+    attributes: Mapping[str, Any] = attrs.field(factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"type": self.type}
+        body.update(self.attributes)
+        body["tests"] = [test.to_json() for test in self.tests]
+        return body
+
+
+@attrs.frozen
+class VectorFile:
+    """One topic's vectors. ``topic`` names the file: ``vectors/<topic>.json``."""
+
+    topic: str = attrs.field(validator=_check_id)
+    header: tuple[str, ...] = attrs.field(converter=tuple)
+    notes: tuple[Flag, ...] = attrs.field(converter=tuple)
+    groups: tuple[VectorGroup, ...] = attrs.field(converter=tuple)
+    test_schema: Mapping[str, Any] = attrs.field(factory=dict)
+    """JSON Schema fragment with ``input`` and ``expected`` properties for this topic."""
+
+    @property
+    def tests(self) -> Iterable[VectorTest]:
+        for group in self.groups:
+            yield from group.tests
+
+    @property
+    def schema_name(self) -> str:
+        return f"schema/{self.topic}.schema.json"
+
+    def check_consistency(self) -> None:
+        """Every used flag has a note, every note is used, ids are unique within the file."""
+        used = {flag for test in self.tests for flag in test.flags}
+        noted = {note.name for note in self.notes}
+        if used - noted:
+            raise ValueError(f"{self.topic}: flags without a note: {sorted(used - noted)}")
+        if noted - used:
+            raise ValueError(f"{self.topic}: notes for unused flags: {sorted(noted - used)}")
+        ids = [test.id for test in self.tests]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"{self.topic}: duplicate test ids")
+
+    def to_json(self) -> dict[str, Any]:
+        self.check_consistency()
+        return {
+            "suite": SUITE,
+            "suiteVersion": SUITE_VERSION,
+            "topic": self.topic,
+            "profile": PROFILE,
+            "schema": self.schema_name,
+            "numberOfTests": sum(1 for _ in self.tests),
+            "header": list(self.header),
+            "notes": {note.name: note.to_json() for note in sorted(self.notes, key=_name)},
+            "testGroups": [group.to_json() for group in self.groups],
+        }
+
+
+def _name(flag: Flag) -> str:
+    return flag.name
+
+
+def render(document: Mapping[str, Any]) -> str:
+    """The one text form of a vector or schema file: ASCII only (non-ASCII as \\u escapes,
+    so no editor can silently change a byte), two-space indent, trailing newline."""
+    return json.dumps(document, indent=2, ensure_ascii=True) + "\n"
+
+
+def hex_of(data: bytes) -> str:
+    return data.hex()

@@ -1,0 +1,217 @@
+"""Export and check the golden vectors: freshness, schemas and the published-ID registry.
+
+The registry (``vectors/registry.json``) lists every test ID ever published with a digest of
+its *meaning* (input, expected output and result). It only grows: an export that would drop
+an ID or change what an ID means is refused, and ``check`` fails on either. A changed
+expectation therefore needs a new ID, and downstream expected-failure lists stay valid.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.resources
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from rescind.conformance.vectorformat import RESULTS, VectorFile, VectorTest, render
+from rescind.conformance.vectorsets import discover
+
+REGISTRY_NAME = "registry.json"
+
+
+def default_directory() -> Path:
+    return Path(str(importlib.resources.files("rescind.vectors")))
+
+
+def meaning(test: VectorTest | Mapping[str, Any]) -> str:
+    body = test.to_json() if isinstance(test, VectorTest) else dict(test)
+    core = {key: body[key] for key in ("input", "expected", "result")}
+    text = json.dumps(core, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def file_schema(vector_file: VectorFile) -> dict[str, Any]:
+    """JSON Schema for one topic: the common envelope plus the topic's input/expected shape."""
+    test_properties: dict[str, Any] = {
+        "id": {"type": "string", "pattern": r"^[a-z0-9]+(?:[.\-][a-z0-9]+)*$"},
+        "rule": {"type": "string", "pattern": r"^[A-Z]{2,4}-[0-9]{1,3}$"},
+        "comment": {"type": "string"},
+        "flags": {"type": "array", "items": {"type": "string"}, "uniqueItems": True},
+        "input": {"type": "object"},
+        "expected": {"type": "object"},
+        "result": {"enum": list(RESULTS)},
+    }
+    for part in ("input", "expected"):
+        if part in vector_file.test_schema:
+            test_properties[part] = vector_file.test_schema[part]
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": f"Rescind golden vectors: {vector_file.topic}",
+        "type": "object",
+        "required": [
+            "suite",
+            "suiteVersion",
+            "topic",
+            "profile",
+            "schema",
+            "numberOfTests",
+            "header",
+            "notes",
+            "testGroups",
+        ],
+        "additionalProperties": False,
+        "properties": {
+            "suite": {"const": "rescind-vectors"},
+            "suiteVersion": {"type": "string"},
+            "topic": {"const": vector_file.topic},
+            "profile": {"type": "string"},
+            "schema": {"const": vector_file.schema_name},
+            "numberOfTests": {"type": "integer", "minimum": 0},
+            "header": {"type": "array", "items": {"type": "string"}},
+            "notes": {
+                "type": "object",
+                "additionalProperties": {
+                    "type": "object",
+                    "required": ["bugClass", "effect"],
+                    "additionalProperties": False,
+                    "properties": {"bugClass": {"type": "string"}, "effect": {"type": "string"}},
+                },
+            },
+            "testGroups": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["type", "tests"],
+                    "properties": {
+                        "type": {"type": "string"},
+                        "tests": {
+                            "type": "array",
+                            "items": {
+                                "type": "object",
+                                "required": list(test_properties),
+                                "additionalProperties": False,
+                                "properties": test_properties,
+                            },
+                        },
+                    },
+                },
+            },
+        },
+    }
+
+
+def generate(files: Iterable[VectorFile] | None = None) -> dict[str, str]:
+    """Every generated file, by path relative to the vectors directory (registry excluded)."""
+    out: dict[str, str] = {}
+    for vector_file in discover() if files is None else files:
+        out[f"{vector_file.topic}.json"] = render(vector_file.to_json())
+        out[vector_file.schema_name] = render(file_schema(vector_file))
+    return out
+
+
+def _tests_by_id(generated: Mapping[str, str]) -> dict[str, tuple[str, dict[str, Any]]]:
+    found: dict[str, tuple[str, dict[str, Any]]] = {}
+    for path, text in generated.items():
+        if path.startswith("schema/") or path == REGISTRY_NAME:
+            continue
+        document = json.loads(text)
+        for group in document["testGroups"]:
+            for test in group["tests"]:
+                if test["id"] in found:
+                    raise ValueError(f"test id {test['id']} appears twice")
+                found[test["id"]] = (document["topic"], test)
+    return found
+
+
+def _load_registry(directory: Path) -> dict[str, dict[str, str]]:
+    path = directory / REGISTRY_NAME
+    if not path.exists():
+        return {}
+    document = json.loads(path.read_text(encoding="utf-8"))
+    ids: dict[str, dict[str, str]] = document["ids"]
+    return ids
+
+
+def registry_problems(
+    registry: Mapping[str, Mapping[str, str]], tests: Mapping[str, tuple[str, dict[str, Any]]]
+) -> list[str]:
+    problems = []
+    for test_id, entry in registry.items():
+        if test_id not in tests:
+            problems.append(f"published test id {test_id} disappeared")
+        elif meaning(tests[test_id][1]) != entry["meaning"]:
+            problems.append(f"published test id {test_id} changed meaning; give it a new id")
+    return problems
+
+
+def render_registry(
+    registry: Mapping[str, Mapping[str, str]], tests: Mapping[str, tuple[str, dict[str, Any]]]
+) -> str:
+    merged = {key: dict(value) for key, value in registry.items()}
+    for test_id, (topic, test) in tests.items():
+        merged.setdefault(test_id, {"topic": topic, "meaning": meaning(test)})
+    return render(
+        {
+            "comment": "Every published test id and a digest of its meaning. Append-only.",
+            "ids": dict(sorted(merged.items())),
+        }
+    )
+
+
+def export(directory: Path) -> list[str]:
+    """Write all files; returns the problems that made it refuse (nothing written then)."""
+    generated = generate()
+    tests = _tests_by_id(generated)
+    registry = _load_registry(directory)
+    problems = registry_problems(registry, tests)
+    if problems:
+        return problems
+    (directory / "schema").mkdir(parents=True, exist_ok=True)
+    for path, text in generated.items():
+        target = directory / path
+        if not target.exists() or target.read_text(encoding="utf-8") != text:
+            target.write_text(text, encoding="utf-8")
+    (directory / REGISTRY_NAME).write_text(render_registry(registry, tests), encoding="utf-8")
+    return []
+
+
+def check(directory: Path) -> list[str]:
+    """Freshness, schema validity, unique ids and registry consistency of ``directory``."""
+    problems: list[str] = []
+    generated = generate()
+    for path, text in sorted(generated.items()):
+        target = directory / path
+        if not target.exists():
+            problems.append(f"{path} is missing; run `rescind vectors export`")
+        elif target.read_text(encoding="utf-8") != text:
+            problems.append(f"{path} differs from what the reference generates (stale or edited)")
+    on_disk = {
+        str(path.relative_to(directory))
+        for path in list(directory.glob("*.json")) + list(directory.glob("schema/*.json"))
+    }
+    for extra in sorted(on_disk - set(generated) - {REGISTRY_NAME}):
+        problems.append(f"{extra} is not generated by any vector module")
+    for path in sorted(generated):
+        if path.startswith("schema/") or not (directory / path).exists():
+            continue
+        document = json.loads((directory / path).read_text(encoding="utf-8"))
+        schema_path = directory / document.get("schema", "")
+        if not schema_path.is_file():
+            problems.append(f"{path}: its schema file is missing")
+            continue
+        schema = json.loads(schema_path.read_text(encoding="utf-8"))
+        for error in jsonschema.Draft202012Validator(schema).iter_errors(document):
+            problems.append(f"{path}: schema: {error.message} at {list(error.absolute_path)}")
+    try:
+        tests = _tests_by_id(generated)
+    except ValueError as exc:
+        return [*problems, str(exc)]
+    registry = _load_registry(directory)
+    problems.extend(registry_problems(registry, tests))
+    for test_id in sorted(set(tests) - set(registry)):
+        problems.append(f"test id {test_id} is not in the registry; run `rescind vectors export`")
+    return problems

@@ -1,0 +1,3 @@
+from rescind.cli import main
+
+raise SystemExit(main())

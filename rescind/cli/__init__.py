@@ -1,0 +1,61 @@
+"""The ``rescind`` command line.
+
+Each subcommand lives in its own module in this package and exposes
+``register(subparsers) -> None``; the parser it adds sets ``handler`` to a function taking
+the parsed arguments and returning the exit code. Exit codes everywhere: 0 success, 1 a
+check failed, 2 bad input or a usage/harness error (one line on stderr, no traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import sys
+from collections.abc import Callable, Sequence
+
+from rescind import __version__
+from rescind.reference.errors import RescindError
+
+COMMAND_MODULES = ("check", "fingerprint", "vectors", "prove", "diagram", "replay", "saga")
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+class UsageError(Exception):
+    """Bad command-line input; reported as one line, exit code 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="rescind",
+        description="Model, reference and conformance suite for worker protocol v5 operations.",
+    )
+    parser.add_argument("--version", action="version", version=f"rescind {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        qualified = f"{__name__}.{name}"
+        if importlib.util.find_spec(qualified) is None:
+            continue
+        importlib.import_module(qualified).register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler: Handler | None = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return handler(args)
+    except RescindError as error:
+        print(f"rescind: error: {error}", file=sys.stderr)
+        return 2
+    except (UsageError, OSError) as error:
+        print(f"rescind: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("rescind: interrupted", file=sys.stderr)
+        return 2
