@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-
 from rescind.conformance.vectorformat import RESULTS, VectorFile, VectorTest, render
 from rescind.conformance.vectorsets import discover
 
