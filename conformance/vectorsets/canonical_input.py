@@ -1,0 +1,238 @@
+"""Topic ``canonical-input``: canonical input bytes and both input fingerprints."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rescind.conformance.vectorformat import Flag, VectorFile, VectorGroup, VectorTest
+from rescind.conformance.vectorsets._canonical_cases import (
+    ESCAPE_CASES,
+    NUMBER_CASES,
+    ORDER_CASES,
+    PROBE_INPUTS,
+    PROBE_JSON,
+    QUIRK_CASES,
+    REJECT_CASES,
+    STRUCTURE_CASES,
+    TEXT_CASES,
+    WHITESPACE_CASES,
+    Case,
+)
+from rescind.reference.digests import host_input_fingerprint, worker_input_fingerprint
+from rescind.reference.errors import RescindError
+from rescind.reference.jsonparse import parse_json
+from rescind.reference.numbers import NumberMode
+from rescind.reference.payload import ToolPayload
+from rescind.reference.payload_format import PayloadFormat
+from rescind.reference.protocol_errors import InputTooLarge, Serialization
+
+NOTES = (
+    Flag(
+        "UpstreamProbe",
+        "Divergence from observed upstream behaviour",
+        "The expected value reproduces a row of upstream's probe output; a mismatch means "
+        "bytes or fingerprints differ from what upstream computes.",
+    ),
+    Flag(
+        "KnownAnswer",
+        "Wrong digest recipe",
+        "A known-answer value published in the fact digests; a mismatch means a wrong domain "
+        "tag, length prefix or layout.",
+    ),
+    Flag(
+        "NumberModeDiffers",
+        "Number representation mismatch",
+        "The informative splash-v5-f64 profile gives other bytes (or rejects); an "
+        "implementation that parses numbers into binary floats lands there and computes "
+        "different fingerprints and keys than splash-v5.",
+    ),
+    Flag(
+        "DuplicateKeyLastWins",
+        "Silent duplicate-key resolution",
+        "Upstream keeps the last duplicate without error; first-wins or rejecting parsers "
+        "compute other bytes, so two parties may dedupe different effects under one key.",
+    ),
+    Flag(
+        "ReservedNumberKey",
+        "serde_json private number key",
+        "In splash-v5 an object whose first key is $serde_json::private::Number is a number; "
+        "a generic JSON library keeps it as an object and hashes different bytes.",
+    ),
+    Flag(
+        "UnprobedReading",
+        "Behaviour read from source, not observed",
+        "Upstream's answer here was derived from serde_json's source and not run; either "
+        "behaviour is accepted until it is observed.",
+    ),
+)
+
+HEADER = (
+    "Canonical input bytes (hex), worker and host input fingerprints of payloads.",
+    "input.text is the exact payload text (input.hex when it is not UTF-8); input.format is "
+    "json or text; input.maxInputBytes, when present, is an inclusive size bound to check.",
+    "valid: produce expected exactly. invalid: reject with expected.error (an error code); "
+    "expected.reason is informative. acceptable: either outcome conforms.",
+    "expected.f64 (flag NumberModeDiffers) is the informative splash-v5-f64 result.",
+)
+
+TEST_SCHEMA: dict[str, Any] = {
+    "input": {
+        "type": "object",
+        "required": ["format"],
+        "additionalProperties": False,
+        "properties": {
+            "format": {"enum": ["json", "text"]},
+            "text": {"type": "string"},
+            "hex": {"type": "string", "pattern": "^([0-9a-f]{2})*$"},
+            "maxInputBytes": {"type": "integer", "minimum": 1},
+        },
+        "oneOf": [{"required": ["text"]}, {"required": ["hex"]}],
+    },
+    "expected": {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "canonicalJson": {"type": "string"},
+            "canonicalInputHex": {"type": "string", "pattern": "^([0-9a-f]{2})*$"},
+            "size": {"type": "integer", "minimum": 0},
+            "workerInputFingerprint": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+            "hostInputFingerprint": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+            "error": {"type": "string"},
+            "reason": {"type": "string"},
+            "f64": {"type": "object"},
+        },
+    },
+}
+
+
+def evaluate(case: Case, mode: NumberMode) -> dict[str, Any]:
+    """The reference's answer for one case in one number mode."""
+    data = bytes.fromhex(case.data_hex) if case.data_hex is not None else None
+    try:
+        if case.format == "text":
+            if data is not None:
+                try:
+                    text = data.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise Serialization(reason="invalid_utf8") from None
+            else:
+                assert case.text is not None
+                text = case.text
+            payload = ToolPayload.text(text)
+        else:
+            source: str | bytes = data if data is not None else (case.text or "")
+            payload = ToolPayload.json(parse_json(source, mode), mode)
+        expected_format = PayloadFormat(case.format)
+        payload.validate_for(expected_format, case.max_input_bytes, InputTooLarge)
+        result: dict[str, Any] = {}
+        if payload.format is PayloadFormat.JSON:
+            result["canonicalJson"] = payload.canonical_body.decode("utf-8")
+        result["canonicalInputHex"] = payload.canonical_input_bytes().hex()
+        result["size"] = payload.size
+        result["workerInputFingerprint"] = worker_input_fingerprint(payload)
+        result["hostInputFingerprint"] = host_input_fingerprint(payload)
+        return result
+    except RescindError as error:
+        failure: dict[str, Any] = {"error": error.code}
+        reason = error.details.get("reason")
+        if isinstance(reason, str):
+            failure["reason"] = reason
+        return failure
+
+
+def to_test(case: Case) -> VectorTest:
+    expected = evaluate(case, NumberMode.AP)
+    flags = list(case.flags)
+    informative = evaluate(case, NumberMode.F64)
+    if informative != expected:
+        expected = {**expected, "f64": informative}
+        flags.append("NumberModeDiffers")
+    if case.format == "json" and case.text is not None and "ReservedNumberKey" not in flags:
+        if '"$serde_json::private::Number"' in case.text:
+            flags.append("ReservedNumberKey")
+    if case.text is not None and _has_duplicate_key(case) and "DuplicateKeyLastWins" not in flags:
+        flags.append("DuplicateKeyLastWins")
+    if case.acceptable:
+        result = "acceptable"
+    else:
+        result = "invalid" if "error" in expected else "valid"
+    case_input: dict[str, Any] = {"format": case.format}
+    if case.data_hex is not None:
+        case_input["hex"] = case.data_hex
+    else:
+        case_input["text"] = case.text
+    if case.max_input_bytes is not None:
+        case_input["maxInputBytes"] = case.max_input_bytes
+    return VectorTest(
+        id=f"canon.{case.id}",
+        rule=case.rule,
+        comment=case.comment,
+        input=case_input,
+        expected=expected,
+        result=result,
+        flags=tuple(flags),
+    )
+
+
+def _has_duplicate_key(case: Case) -> bool:
+    if case.format != "json" or case.text is None:
+        return False
+    seen: list[str] = []
+
+    def observe(kind: str, _: str) -> None:
+        seen.append(kind)
+
+    try:
+        parse_json(case.text, NumberMode.AP, observe)
+    except RescindError:
+        return False
+    return "duplicate_key" in seen
+
+
+def _probe_cases() -> list[Case]:
+    cases = []
+    for name, (case_id, rule, comment) in PROBE_JSON.items():
+        cases.append(Case(case_id, rule, PROBE_INPUTS[name], comment, ("UpstreamProbe",)))
+    return cases
+
+
+GROUPS: tuple[tuple[str, str], ...] = (
+    ("text", "Text payloads"),
+    ("probe", "Rows of upstream's probe output"),
+    ("numbers", "Number spellings in both number modes"),
+    ("strings", "String escaping"),
+    ("objects", "Key order and duplicate keys"),
+    ("whitespace", "Whitespace independence"),
+    ("structure", "Root, depth, recursion and size boundaries"),
+    ("rejects", "Inputs upstream refuses to parse"),
+    ("quirks", "The reserved number key"),
+)
+
+
+def build() -> VectorFile:
+    by_group: dict[str, list[Case]] = {
+        "text": TEXT_CASES,
+        "probe": _probe_cases(),
+        "numbers": NUMBER_CASES,
+        "strings": ESCAPE_CASES,
+        "objects": ORDER_CASES,
+        "whitespace": WHITESPACE_CASES,
+        "structure": STRUCTURE_CASES,
+        "rejects": REJECT_CASES,
+        "quirks": QUIRK_CASES,
+    }
+    groups = [
+        VectorGroup(
+            type="CanonicalInputTest",
+            attributes={"group": name, "description": description},
+            tests=tuple(to_test(case) for case in by_group[name]),
+        )
+        for name, description in GROUPS
+    ]
+    return VectorFile(
+        topic="canonical-input",
+        header=HEADER,
+        notes=NOTES,
+        groups=tuple(groups),
+        test_schema=TEST_SCHEMA,
+    )

@@ -1,0 +1,79 @@
+"""``rescind fingerprint``: canonical input bytes, both input fingerprints and hazards."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from rescind.reference.errors import RescindError
+from rescind.reference.inspect_payload import Inspection, inspect
+from rescind.reference.payload_format import PayloadFormat
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "fingerprint",
+        help="print canonical input bytes, worker and host input fingerprints, and hazards",
+        description=(
+            "Reads one payload (JSON text, or raw text with --format text; the bytes are taken "
+            "exactly, so a trailing newline is part of a text payload) and prints its canonical "
+            "input bytes (hex) and fingerprints in profile splash-v5."
+        ),
+    )
+    parser.add_argument("file", nargs="?", default="-", help="payload file; '-' or none: stdin")
+    parser.add_argument(
+        "--format", choices=("json", "text"), default="json", help="payload format (json)"
+    )
+    parser.add_argument(
+        "--output", choices=("text", "json"), default="text", help="report format (text)"
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    data = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
+    report = inspect(data, PayloadFormat(args.format))
+    if args.output == "json":
+        print(json.dumps(as_json(report), indent=2))
+    else:
+        print(as_text(report))
+    return 0
+
+
+def as_json(report: Inspection) -> dict[str, Any]:
+    body: dict[str, Any] = {"profile": "splash-v5", "format": report.format.value}
+    body.update(report.digests.to_json())
+    body["size"] = len(report.canonical_body)
+    body["hazards"] = [hazard.to_json() for hazard in report.hazards]
+    if isinstance(report.informative, RescindError):
+        body["splash-v5-f64"] = report.informative.to_wire()
+    elif report.informative is not None:
+        body["splash-v5-f64"] = report.informative.to_json()
+    return body
+
+
+def as_text(report: Inspection) -> str:
+    digests = report.digests
+    lines = [
+        "profile                   splash-v5",
+        f"format                    {report.format.value}",
+        f"size                      {len(report.canonical_body)}",
+        f"canonical input bytes     {digests.canonical_input.hex()}",
+        f"worker input fingerprint  {digests.worker_input_fingerprint}",
+        f"host input fingerprint    {digests.host_input_fingerprint}",
+    ]
+    if isinstance(report.informative, RescindError):
+        lines.append(f"splash-v5-f64             rejects: {report.informative.code}")
+    elif report.informative is not None:
+        lines.append(f"splash-v5-f64 bytes       {report.informative.canonical_input.hex()}")
+        lines.append(f"splash-v5-f64 worker fp   {report.informative.worker_input_fingerprint}")
+        lines.append(f"splash-v5-f64 host fp     {report.informative.host_input_fingerprint}")
+    for hazard in report.hazards:
+        detail = f" ({hazard.detail})" if hazard.detail else ""
+        lines.append(f"hazard: {hazard.kind} at {hazard.where}{detail}")
+    if not report.hazards:
+        lines.append("hazards                   none")
+    return "\n".join(lines)
