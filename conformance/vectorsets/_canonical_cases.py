@@ -129,7 +129,7 @@ ESCAPE_CASES = [
     Case(
         f"string.control-{code:02x}",
         "CJ-14",
-        '["\\u%04X"]' % code,
+        f'["\\u{code:04X}"]',
         f"U+{code:04X} is written "
         + (f"\\{_CONTROL_SHORT[code]}" if code in _CONTROL_SHORT else "as a lowercase \\u00xx"),
     )

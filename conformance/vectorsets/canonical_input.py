@@ -147,15 +147,14 @@ def to_test(case: Case) -> VectorTest:
     if informative != expected:
         expected = {**expected, "f64": informative}
         flags.append("NumberModeDiffers")
-    if case.format == "json" and case.text is not None and "ReservedNumberKey" not in flags:
-        if '"$serde_json::private::Number"' in case.text:
-            flags.append("ReservedNumberKey")
+    reserved = case.text is not None and '"$serde_json::private::Number"' in case.text
+    if reserved and case.format == "json" and "ReservedNumberKey" not in flags:
+        flags.append("ReservedNumberKey")
     if case.text is not None and _has_duplicate_key(case) and "DuplicateKeyLastWins" not in flags:
         flags.append("DuplicateKeyLastWins")
+    result = "invalid" if "error" in expected else "valid"
     if case.acceptable:
         result = "acceptable"
-    else:
-        result = "invalid" if "error" in expected else "valid"
     case_input: dict[str, Any] = {"format": case.format}
     if case.data_hex is not None:
         case_input["hex"] = case.data_hex
