@@ -1,0 +1,90 @@
+"""The vector tooling: freshness, schemas, and the append-only ID registry."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from rescind.conformance import vectortool
+from rescind.conformance.vectorformat import Flag, VectorFile, VectorGroup, VectorTest
+
+
+def test_committed_vectors_are_fresh_valid_and_registered() -> None:
+    assert vectortool.check(vectortool.default_directory()) == []
+
+
+def test_regeneration_is_byte_identical() -> None:
+    assert vectortool.generate() == vectortool.generate()
+
+
+def _copy(tmp_path: Path) -> Path:
+    target = tmp_path / "vectors"
+    shutil.copytree(
+        vectortool.default_directory(), target, ignore=shutil.ignore_patterns("*.py", "__pycache__")
+    )
+    return target
+
+
+def test_an_edited_vector_file_is_caught(tmp_path: Path) -> None:
+    directory = _copy(tmp_path)
+    path = directory / "canonical-input.json"
+    path.write_text(path.read_text().replace('"valid"', '"acceptable"', 1))
+    problems = vectortool.check(directory)
+    assert any("differs from what the reference generates" in problem for problem in problems)
+
+
+def test_a_changed_meaning_is_refused(tmp_path: Path) -> None:
+    directory = _copy(tmp_path)
+    registry_path = directory / "registry.json"
+    registry = json.loads(registry_path.read_text())
+    some_id = sorted(registry["ids"])[0]
+    registry["ids"][some_id]["meaning"] = "0" * 64
+    registry_path.write_text(json.dumps(registry))
+    assert any("changed meaning" in problem for problem in vectortool.check(directory))
+    assert any("changed meaning" in problem for problem in vectortool.export(directory))
+
+
+def test_a_disappeared_id_is_refused(tmp_path: Path) -> None:
+    directory = _copy(tmp_path)
+    registry_path = directory / "registry.json"
+    registry = json.loads(registry_path.read_text())
+    registry["ids"]["canon.never-existed"] = {"topic": "canonical-input", "meaning": "1" * 64}
+    registry_path.write_text(json.dumps(registry))
+    assert any("disappeared" in problem for problem in vectortool.check(directory))
+
+
+def test_a_flag_without_note_is_rejected() -> None:
+    test = VectorTest(
+        id="x.y",
+        rule="CJ-1",
+        comment="",
+        input={},
+        expected={},
+        result="valid",
+        flags=("Undocumented",),
+    )
+    with pytest.raises(ValueError, match="without a note"):
+        VectorFile(topic="t", header=(), notes=(), groups=(VectorGroup("T", (test,)),)).to_json()
+
+
+def test_unused_note_is_rejected() -> None:
+    with pytest.raises(ValueError, match="unused"):
+        VectorFile(topic="t", header=(), notes=(Flag("Unused", "b", "e"),), groups=()).to_json()
+
+
+def test_every_vector_cites_a_rule_defined_in_docs_spec() -> None:
+    spec = Path(__file__).resolve().parents[2] / "docs" / "spec"
+    defined = set()
+    for page in spec.glob("*.md"):
+        import re
+
+        defined.update(re.findall(r"\*\*([A-Z]{2,4}-\d{1,3})\*\*", page.read_text()))
+    for path in vectortool.default_directory().glob("*.json"):
+        if path.name == "registry.json":
+            continue
+        document = json.loads(path.read_text())
+        for group in document["testGroups"]:
+            for test in group["tests"]:
+                assert test["rule"] in defined, f"{test['id']} cites undefined rule {test['rule']}"
