@@ -1,0 +1,73 @@
+"""Every check the runner knows, in run order: model proofs, vectors, scenarios, exploration.
+
+Sources register themselves here so ``rescind check`` and the pytest plugin see one list.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from rescind.conformance.checks import Check, Outcome
+from rescind.conformance.harness import Driver
+from rescind.conformance.vectorchecks import vector_checks
+
+DriverFactory = Callable[[], Driver]
+CheckSource = Callable[[DriverFactory, int | None], list[Check]]
+
+_EXTRA_SOURCES: list[CheckSource] = []
+
+
+def register_source(source: CheckSource) -> CheckSource:
+    """Add a source of checks (scenarios, exploration); called at import by that module."""
+    _EXTRA_SOURCES.append(source)
+    return source
+
+
+def model_checks() -> list[Check]:
+    from rescind.model.checks import Check as ModelCheck
+    from rescind.model.checks import discover_checks
+
+    def wrap(model_check: ModelCheck) -> Check:
+        def run(_: Driver) -> Outcome:
+            begin = time.monotonic()
+            result = model_check.run()
+            status = "pass" if result.status == "proven" else "fail"
+            message = result.status if status == "fail" else ""
+            if result.counterexample:
+                message += ": " + " | ".join(result.counterexample[:6])
+            return Outcome(status, message, time.monotonic() - begin)
+
+        return Check(
+            id=f"model.{model_check.name}",
+            tier="must",
+            rule=model_check.rule,
+            capability="model",
+            source=f"model-{model_check.group}",
+            run=run,
+            description=model_check.statement,
+        )
+
+    return [wrap(check) for check in discover_checks()]
+
+
+def all_checks(
+    start_driver: DriverFactory, *, include_model: bool = True, explore_steps: int | None = None
+) -> list[Check]:
+    _load_sources()
+    checks: list[Check] = model_checks() if include_model else []
+    checks += vector_checks()
+    for source in _EXTRA_SOURCES:
+        checks += source(start_driver, explore_steps)
+    return checks
+
+
+def _load_sources() -> None:
+    import importlib
+    import pkgutil
+
+    import rescind.conformance as package
+
+    for info in pkgutil.iter_modules(package.__path__):
+        if info.name.startswith("source_"):
+            importlib.import_module(f"{package.__name__}.{info.name}")

@@ -1,0 +1,52 @@
+"""What the runner runs: checks with stable IDs, tiers and rule citations, and their outcomes.
+
+Tiers: ``must`` (a failure fails the run), ``should`` (reported, never fails the run: e.g.
+an ``acceptable`` vector where upstream's behaviour was not reproduced) and ``profile``
+(runs only for a profile the implementation declares, e.g. ``splash-v5-f64``).
+
+Statuses: ``pass``, ``fail``, ``not-applicable`` (the implementation does not declare the
+capability or profile; never counted as a pass), ``error`` (the driver broke the protocol
+during this check), and ``xfail``/``xpass`` for checks listed in an expected-failures file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Literal
+
+import attrs
+from rescind.conformance.harness import Driver
+
+Tier = Literal["must", "should", "profile"]
+Status = Literal["pass", "fail", "not-applicable", "error", "xfail", "xpass"]
+
+
+@attrs.frozen
+class Outcome:
+    status: Status
+    message: str = ""
+    seconds: float = 0.0
+
+
+@attrs.frozen
+class Check:
+    id: str
+    tier: Tier
+    rule: str
+    capability: str
+    """The driver capability it needs (``model`` checks need none: they run in process)."""
+    source: str
+    """Where it comes from: a vector topic, ``scenario``, ``exploration`` or ``model``."""
+    run: Callable[[Driver], Outcome] = attrs.field(eq=False, repr=False)
+    profile: str | None = None
+    description: str = ""
+
+
+@attrs.frozen
+class Result:
+    check: Check
+    outcome: Outcome
+
+    @property
+    def failed(self) -> bool:
+        return self.check.tier == "must" and self.outcome.status in ("fail", "error")

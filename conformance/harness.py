@@ -1,0 +1,264 @@
+"""The runner's side of the driver protocol: one implementation process, spoken to in NDJSON.
+
+The harness never hangs and never guesses: every wait has a deadline, and every way a
+driver can misbehave has a name (``HarnessFailure.kind``): ``non_json_output`` (stdout
+carried a line that is not a JSON object), ``missing_reply`` / ``timeout`` (no reply in
+time; the process is then killed), ``duplicate_reply`` (an id answered twice),
+``unexpected_reply`` (an id that was never asked), ``crashed`` (stdout closed or the
+process exited), ``bad_handshake`` and ``malformed_reply``. stderr is kept (the last lines)
+for the report; it is the driver's log channel.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import json
+import os
+import selectors
+import shlex
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import attrs
+
+DRIVER_PROTOCOL = "rescind-driver/1"
+DEFAULT_TIMEOUT = 30.0
+_STDERR_LINES = 200
+
+
+class HarnessFailure(Exception):
+    """The driver broke the protocol; ``kind`` names how."""
+
+    def __init__(self, kind: str, message: str, stderr_tail: Sequence[str] = ()) -> None:
+        super().__init__(f"{kind}: {message}")
+        self.kind = kind
+        self.message = message
+        self.stderr_tail = tuple(stderr_tail)
+
+
+@attrs.frozen
+class Reply:
+    """A driver's answer: ``ok`` (a result object), ``error`` (code + definite), or
+    ``unsupported`` (the driver does not implement the operation)."""
+
+    ok: Mapping[str, Any] | None = None
+    error_code: str | None = None
+    definite: bool | None = None
+    unsupported: str | None = None
+
+    @property
+    def kind(self) -> str:
+        if self.unsupported is not None:
+            return "unsupported"
+        return "error" if self.error_code is not None else "ok"
+
+    @classmethod
+    def parse(cls, message: Mapping[str, Any]) -> Reply:
+        if "ok" in message:
+            result = message["ok"]
+            if not isinstance(result, dict):
+                raise ValueError("'ok' must be an object")
+            return cls(ok=result)
+        if "error" in message:
+            error = message["error"]
+            if not isinstance(error, dict) or not isinstance(error.get("code"), str):
+                raise ValueError("'error' must be an object with a string 'code'")
+            definite = error.get("definite")
+            if definite is not None and not isinstance(definite, bool):
+                raise ValueError("'error.definite' must be a boolean")
+            return cls(error_code=error["code"], definite=definite)
+        if "unsupported" in message:
+            return cls(unsupported=str(message["unsupported"]))
+        raise ValueError("a reply needs one of 'ok', 'error' or 'unsupported'")
+
+
+@attrs.frozen
+class Hello:
+    implementation: str
+    version: str
+    capabilities: frozenset[str]
+    profiles: frozenset[str] = frozenset({"splash-v5"})
+
+
+class Driver:
+    """Anything that answers protocol requests: a subprocess or an in-process adapter."""
+
+    hello: Hello
+
+    def request(self, op: str, args: Mapping[str, Any]) -> Reply:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        return None
+
+
+class InProcessDriver(Driver):
+    """Calls a handler function directly (the pytest plugin and fast exploration use it)."""
+
+    def __init__(self, handle: Callable[[Mapping[str, Any]], Mapping[str, Any]]) -> None:
+        self._handle = handle
+        self._next_id = 0
+        self.hello = _parse_hello(self._call("hello", {"protocol": DRIVER_PROTOCOL}))
+
+    def _call(self, op: str, args: Mapping[str, Any]) -> Reply:
+        self._next_id += 1
+        message = self._handle({"id": self._next_id, "op": op, "args": args})
+        return Reply.parse(message)
+
+    def request(self, op: str, args: Mapping[str, Any]) -> Reply:
+        return self._call(op, args)
+
+
+class SubprocessDriver(Driver):
+    """An implementation's driver process, started from a shell-style command line."""
+
+    def __init__(
+        self, command: str | Sequence[str], timeout: float = DEFAULT_TIMEOUT, cwd: str | None = None
+    ) -> None:
+        argv = shlex.split(command) if isinstance(command, str) else list(command)
+        self.timeout = timeout
+        self.stderr_tail: collections.deque[str] = collections.deque(maxlen=_STDERR_LINES)
+        try:
+            self.process = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=cwd,
+                bufsize=0,
+            )
+        except OSError as error:
+            raise HarnessFailure("crashed", f"could not start driver: {error}") from None
+        assert self.process.stdin and self.process.stdout and self.process.stderr
+        self._stdin = self.process.stdin
+        self._stdout_fd = self.process.stdout.fileno()
+        os.set_blocking(self._stdout_fd, False)
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(self._stdout_fd, selectors.EVENT_READ)
+        self._buffer = b""
+        self._pending: collections.deque[bytes] = collections.deque()
+        self._answered: set[int] = set()
+        self._next_id = 0
+        self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)
+        self._stderr_thread.start()
+        reply = self.request("hello", {"protocol": DRIVER_PROTOCOL})
+        try:
+            self.hello = _parse_hello(reply)
+        except HarnessFailure:
+            self.close()
+            raise
+
+    def _drain_stderr(self) -> None:
+        assert self.process.stderr is not None
+        for raw in iter(self.process.stderr.readline, b""):
+            self.stderr_tail.append(raw.decode("utf-8", "replace").rstrip("\n"))
+
+    def _fail(self, kind: str, message: str) -> HarnessFailure:
+        self._kill()
+        return HarnessFailure(kind, message, list(self.stderr_tail))
+
+    def request(self, op: str, args: Mapping[str, Any]) -> Reply:
+        self._next_id += 1
+        request_id = self._next_id
+        line = json.dumps({"id": request_id, "op": op, "args": args}, separators=(",", ":"))
+        try:
+            self._stdin.write(line.encode("utf-8") + b"\n")
+        except (BrokenPipeError, OSError):
+            raise self._fail("crashed", f"driver closed its input before request {op}") from None
+        deadline = time.monotonic() + self.timeout
+        while True:
+            message = self._read_message(deadline, op)
+            reply_id = message.get("id")
+            if not isinstance(reply_id, int) or isinstance(reply_id, bool):
+                raise self._fail("malformed_reply", f"reply without an integer id to {op}")
+            if reply_id in self._answered:
+                raise self._fail("duplicate_reply", f"request {reply_id} was answered twice")
+            if reply_id != request_id:
+                raise self._fail(
+                    "unexpected_reply", f"got a reply for id {reply_id} while waiting for {op}"
+                )
+            self._answered.add(reply_id)
+            try:
+                return Reply.parse(message)
+            except ValueError as error:
+                raise self._fail("malformed_reply", f"{op}: {error}") from None
+
+    def _read_message(self, deadline: float, op: str) -> dict[str, Any]:
+        while not self._pending:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise self._fail("timeout", f"no reply to {op} within {self.timeout:g} s")
+            if not self._selector.select(remaining):
+                continue
+            try:
+                chunk = os.read(self._stdout_fd, 1 << 16)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                code = self.process.poll()
+                if code is None:
+                    try:
+                        code = self.process.wait(timeout=1)
+                    except subprocess.TimeoutExpired:
+                        code = None
+                raise self._fail("crashed", f"driver exited (code {code}) while answering {op}")
+            self._buffer += chunk
+            *lines, self._buffer = self._buffer.split(b"\n")
+            self._pending.extend(line for line in lines if line.strip())
+        raw = self._pending.popleft()
+        try:
+            message = json.loads(raw)
+        except ValueError:
+            raise self._fail(
+                "non_json_output", f"stdout line is not JSON ({len(raw)} bytes) near {op}"
+            ) from None
+        if not isinstance(message, dict):
+            raise self._fail("non_json_output", f"stdout line is not a JSON object near {op}")
+        return message
+
+    def _kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=5)
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            with contextlib.suppress(HarnessFailure):
+                self.request("bye", {})
+            try:
+                self._stdin.close()
+                self.process.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        self._kill()
+        self._selector.close()
+
+
+def _parse_hello(reply: Reply) -> Hello:
+    if reply.ok is None:
+        raise HarnessFailure("bad_handshake", "the driver did not accept 'hello'")
+    protocol = reply.ok.get("protocol")
+    if protocol != DRIVER_PROTOCOL:
+        raise HarnessFailure(
+            "bad_handshake", f"driver speaks {protocol!r}, the runner {DRIVER_PROTOCOL!r}"
+        )
+    capabilities = reply.ok.get("capabilities")
+    if not isinstance(capabilities, list) or not all(isinstance(c, str) for c in capabilities):
+        raise HarnessFailure("bad_handshake", "'capabilities' must be a list of strings")
+    implementation = reply.ok.get("implementation", {})
+    if not isinstance(implementation, dict):
+        implementation = {}
+    profiles = reply.ok.get("profiles", ["splash-v5"])
+    if not isinstance(profiles, list) or not all(isinstance(p, str) for p in profiles):
+        raise HarnessFailure("bad_handshake", "'profiles' must be a list of strings")
+    return Hello(
+        implementation=str(implementation.get("name", "unnamed")),
+        version=str(implementation.get("version", "unknown")),
+        capabilities=frozenset(capabilities),
+        profiles=frozenset(profiles),
+    )

@@ -1,0 +1,91 @@
+"""The operations a driver answers, as one registry shared by the reference driver and the
+vector generators (a vector's expected value *is* the reference's answer to its input).
+
+An operation takes the request's ``args`` object and returns a result object, or raises a
+``RescindError`` (reported as ``{"error": {"code", "definite"}}``). Operation modules are the
+``op_*`` modules of this package; each registers its operations under one capability name.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from rescind.reference.errors import RescindError
+
+Operation = Callable[[Mapping[str, Any]], dict[str, Any]]
+
+_OPERATIONS: dict[str, tuple[str, Operation]] = {}
+_loaded = False
+
+
+class BadRequest(RescindError):
+    """The request itself is malformed (missing or mistyped argument)."""
+
+    code = "bad_request"
+    upstream = ""
+
+
+def operation(name: str, capability: str) -> Callable[[Operation], Operation]:
+    def register(function: Operation) -> Operation:
+        if name in _OPERATIONS:
+            raise ValueError(f"operation {name} registered twice")
+        _OPERATIONS[name] = (capability, function)
+        return function
+
+    return register
+
+
+def _load() -> None:
+    global _loaded
+    if _loaded:
+        return
+    import rescind.conformance as package
+
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda module: module.name):
+        if info.name.startswith("op_"):
+            importlib.import_module(f"{package.__name__}.{info.name}")
+    _loaded = True
+
+
+def capabilities() -> list[str]:
+    _load()
+    return sorted({capability for capability, _ in _OPERATIONS.values()})
+
+
+def capability_of(name: str) -> str | None:
+    _load()
+    entry = _OPERATIONS.get(name)
+    return entry[0] if entry else None
+
+
+def run(name: str, args: Mapping[str, Any]) -> dict[str, Any]:
+    """Run one operation in process; raises ``RescindError`` exactly as the driver reports."""
+    _load()
+    entry = _OPERATIONS.get(name)
+    if entry is None:
+        raise BadRequest(reason="unknown operation")
+    return entry[1](args)
+
+
+def expected(name: str, args: Mapping[str, Any]) -> dict[str, Any]:
+    """The vector form of the reference's answer: the result, or ``{"error": code}`` with
+    an informative ``reason`` when the error has one."""
+    try:
+        return run(name, args)
+    except RescindError as error:
+        failure: dict[str, Any] = {"error": error.code}
+        reason = error.details.get("reason")
+        if isinstance(reason, str):
+            failure["reason"] = reason
+        return failure
+
+
+def arg(args: Mapping[str, Any], key: str, kind: type | tuple[type, ...]) -> Any:
+    """A required argument of the given JSON type, or ``bad_request``."""
+    value = args.get(key)
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise BadRequest(reason=f"argument {key} is missing or has the wrong type")
+    return value

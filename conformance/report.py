@@ -1,0 +1,123 @@
+"""Reports of a run: JSON (machine), JUnit XML (CI dashboards), Markdown (people), and the
+expected-failures list a downstream CI keeps to track known gaps."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+from xml.etree import ElementTree
+
+from rescind.conformance.runner import RunReport
+
+
+def to_json(report: RunReport) -> dict[str, Any]:
+    return {
+        "implementation": {"name": report.implementation, "version": report.version},
+        "capabilities": list(report.capabilities),
+        "profiles": list(report.profiles),
+        "passed": not report.failed and not report.harness_broken,
+        "exitCode": report.exit_code(),
+        "counts": report.counts(),
+        "harnessFailures": list(report.harness_failures),
+        "seconds": round(report.seconds, 3),
+        "checks": [
+            {
+                "id": result.check.id,
+                "tier": result.check.tier,
+                "rule": result.check.rule,
+                "source": result.check.source,
+                "capability": result.check.capability,
+                "status": result.outcome.status,
+                "message": result.outcome.message,
+                "seconds": round(result.outcome.seconds, 6),
+            }
+            for result in report.results
+        ],
+    }
+
+
+def write_json(report: RunReport, path: Path) -> None:
+    path.write_text(json.dumps(to_json(report), indent=2) + "\n", encoding="utf-8")
+
+
+def write_junit(report: RunReport, path: Path) -> None:
+    suites = ElementTree.Element("testsuites", name="rescind")
+    by_source: dict[str, list[Any]] = {}
+    for result in report.results:
+        by_source.setdefault(result.check.source, []).append(result)
+    for source, results in by_source.items():
+        suite = ElementTree.SubElement(
+            suites,
+            "testsuite",
+            name=source,
+            tests=str(len(results)),
+            failures=str(sum(1 for r in results if r.outcome.status == "fail")),
+            errors=str(sum(1 for r in results if r.outcome.status == "error")),
+            skipped=str(sum(1 for r in results if r.outcome.status in ("not-applicable", "xfail"))),
+        )
+        for result in results:
+            case = ElementTree.SubElement(
+                suite,
+                "testcase",
+                classname=f"rescind.{source}",
+                name=result.check.id,
+                time=f"{result.outcome.seconds:.6f}",
+            )
+            status = result.outcome.status
+            if status == "fail" and result.check.tier == "must":
+                ElementTree.SubElement(case, "failure", message=result.outcome.message)
+            elif status == "error":
+                ElementTree.SubElement(case, "error", message=result.outcome.message)
+            elif status in ("not-applicable", "xfail") or status == "fail":
+                ElementTree.SubElement(
+                    case, "skipped", message=f"{status}: {result.outcome.message}"
+                )
+    ElementTree.ElementTree(suites).write(path, encoding="utf-8", xml_declaration=True)
+
+
+def to_markdown(report: RunReport) -> str:
+    counts = report.counts()
+    verdict = "PASS" if report.exit_code() == 0 else "FAIL"
+    lines = [
+        f"# Rescind conformance: {report.implementation} {report.version} — {verdict}",
+        "",
+        "| status | checks |",
+        "|---|---|",
+        *(f"| {status} | {count} |" for status, count in sorted(counts.items())),
+        "",
+    ]
+    if report.harness_failures:
+        lines += ["## Driver protocol failures", ""]
+        lines += [f"- {failure}" for failure in report.harness_failures] + [""]
+    problems = [r for r in report.results if r.outcome.status in ("fail", "error", "xpass")]
+    if problems:
+        lines += [
+            "## Failures",
+            "",
+            "| check | tier | rule | status | message |",
+            "|---|---|---|---|---|",
+        ]
+        for result in problems:
+            message = result.outcome.message.replace("|", "\\|")
+            lines.append(
+                f"| `{result.check.id}` | {result.check.tier} | {result.check.rule} "
+                f"| {result.outcome.status} | {message} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def expected_failures_text(report: RunReport) -> str:
+    """The fresh expected-failures list: every must check that failed or errored now."""
+    failing = sorted(
+        result.check.id
+        for result in report.results
+        if result.check.tier == "must" and result.outcome.status in ("fail", "error", "xfail")
+    )
+    header = "# Rescind expected failures: one check id per line; '#' starts a comment.\n"
+    return header + "".join(f"{check_id}\n" for check_id in failing)
+
+
+def read_expected_failures(path: Path) -> list[str]:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [line.split("#", 1)[0].strip() for line in lines if line.split("#", 1)[0].strip()]
