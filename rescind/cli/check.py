@@ -161,6 +161,7 @@ def _print_summary(result: RunReport) -> None:
     verdict = {0: "[green]PASS[/green]", 1: "[red]FAIL[/red]", 2: "[red]HARNESS ERROR[/red]"}
     counts = ", ".join(f"{count} {status}" for status, count in sorted(result.counts().items()))
     console.print(
-        f"{verdict[result.exit_code()]}  {len(result.results)} checks: {counts} in {result.seconds:.1f} s"
+        f"{verdict[result.exit_code()]}  {len(result.results)} checks: {counts} "
+        f"in {result.seconds:.1f} s"
     )
     sys.stdout.flush()
