@@ -261,7 +261,7 @@ class CapabilityGrant:
         return grant_fingerprint_of_encoding(self.encoded())
 
     def attenuate(self, attenuation: GrantAttenuation) -> CapabilityGrant:
-        """A grant with no more authority than this one (see docs/spec/grants.md GR-13..18)."""
+        """A grant with no more authority than this one (docs/spec/grants.md GR-17..22)."""
         self.validate()
         max_calls = _pick(attenuation.max_calls, self.max_calls)
         max_input_bytes = _pick(attenuation.max_input_bytes, self.max_input_bytes)

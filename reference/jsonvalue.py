@@ -46,15 +46,17 @@ class JsonNumber:
     text: str
     mode: NumberMode
     value: int | float | None = attrs.field(default=None, eq=False)
+    lexeme: str = attrs.field(default="", eq=False, repr=False)
+    """The text as written (typed integer fields need it: ``-0`` is not a u32 upstream)."""
 
     @classmethod
     def from_lexeme(cls, lexeme: str, mode: NumberMode) -> JsonNumber:
         if not is_lexeme(lexeme):
             raise Serialization(reason="invalid_number")
         if mode is NumberMode.AP:
-            return cls(ap_text(lexeme), mode)
+            return cls(ap_text(lexeme), mode, lexeme=lexeme)
         value = f64_value(lexeme)
-        return cls(f64_text(value), mode, value)
+        return cls(f64_text(value), mode, value, lexeme)
 
     def same_value(self, other: JsonNumber) -> bool:
         """Upstream equality: AP compares the kept text; F64 compares u64/i64/f64 values, so

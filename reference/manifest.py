@@ -94,7 +94,7 @@ class SessionManifest:
         raise UnknownTool(tool=tool)
 
     def attenuate(self, attenuation: ManifestAttenuation) -> SessionManifest:
-        """A narrower session with the same id (docs/spec/grants.md GR-24..26)."""
+        """A narrower session with the same id (docs/spec/grants.md GR-26..29)."""
         self.validate()
         known = set(self.tools)
         for tool, _ in attenuation.grants:

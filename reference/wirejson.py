@@ -62,14 +62,17 @@ def as_str(node: Node) -> str:
 
 
 def as_uint(node: Node, bits: int) -> int:
-    """An unsigned integer field (u8/u16/u32/u64): written as an integer and in range."""
+    """An unsigned integer field (u8/u16/u32/u64): written as an integer and in range.
+
+    Typed integer fields are read by serde's integer path in both number modes, so ``2.0``,
+    ``1e2`` and ``-0`` (a float there) are type errors and ``-1`` or ``256`` (for u8) are
+    out-of-range values."""
     if not isinstance(node, JsonNumber):
         raise Serialization(reason="invalid_type", expected=f"u{bits}")
-    if node.value is not None and isinstance(node.value, float):
+    written = node.lexeme or node.text
+    if not _INTEGER.match(written) or written == "-0":
         raise Serialization(reason="invalid_type", expected=f"u{bits}")
-    if not _INTEGER.match(node.text):
-        raise Serialization(reason="invalid_type", expected=f"u{bits}")
-    value = int(node.text)
+    value = int(written)
     if not 0 <= value < 2**bits:
         raise Serialization(reason="invalid_value", expected=f"u{bits}")
     return value

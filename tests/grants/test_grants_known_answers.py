@@ -6,14 +6,15 @@ worker-protocol-facts §5.2, and the raw probe lines in tests/upstream/out_ap.tx
 
 from __future__ import annotations
 
+import itertools
 import re
 import struct
 from pathlib import Path
 
 import pytest
 from blake3 import blake3
-
 from rescind.reference.grants import CapabilityGrant, Resource, ResourceKind
+from rescind.reference.manifest import SessionManifest
 from rescind.reference.payload_format import PayloadFormat
 
 PROBE = Path(__file__).resolve().parents[1] / "upstream" / "out_ap.txt"
@@ -91,7 +92,7 @@ def probe_pairs() -> dict[str, tuple[str, str]]:
     """label -> (G, fingerprint) from the '<label>: <G>' line followed by 'fp: <hex>'."""
     lines = PROBE.read_text(encoding="utf-8").splitlines()
     pairs: dict[str, tuple[str, str]] = {}
-    for line, following in zip(lines, lines[1:], strict=False):
+    for line, following in itertools.pairwise(lines):
         label, _, rest = line.partition(": ")
         if label in PROBE_GRANTS and following.startswith("fp: "):
             pairs[label] = (rest, following.removeprefix("fp: "))
@@ -152,23 +153,12 @@ def test_multi_resource_order_follows_kind_declaration() -> None:
     ]
 
 
-def test_fingerprint_has_no_session_component() -> None:
-    # Same grant, separately built: same digest (nothing per-session or per-object enters).
-    again = CapabilityGrant.json("math.add")
-    rebuilt = attrs_copy(UPSTREAM_TEST_GRANT, again)
-    assert rebuilt.compensation_fingerprint() == UPSTREAM_TEST_GRANT.compensation_fingerprint()
-
-
-def attrs_copy(source: CapabilityGrant, base: CapabilityGrant) -> CapabilityGrant:
-    return CapabilityGrant(
-        base.tool,
-        base.format,
-        source.max_calls,
-        source.max_input_bytes,
-        source.max_output_bytes,
-        source.max_compensations,
-        list(source.resources),
-    )
+def test_fingerprint_is_the_same_in_every_session() -> None:
+    # Taken from two manifests with different session ids: still the published digest.
+    for session_id in ("session-1", "worker-2"):
+        manifest = SessionManifest.new(session_id, [UPSTREAM_TEST_GRANT])
+        fingerprint = manifest.grant_for("math.add").compensation_fingerprint()
+        assert fingerprint == SPEC_FINGERPRINTS[0][1]
 
 
 def test_edge_case_37_changing_output_limit_changes_fingerprint() -> None:

@@ -7,7 +7,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from rescind.reference.errors import RescindError
 from rescind.reference.grants import (
     CapabilityGrant,
@@ -170,9 +169,7 @@ def test_constructor_refuses_values_no_u32_can_hold() -> None:
         CapabilityGrant("a", PayloadFormat.TEXT, True, 1, 1)
 
 
-PARENT = CapabilityGrant(
-    "svc", PayloadFormat.JSON, 10, 100, 100, 3, [secret("a"), secret("b")]
-)
+PARENT = CapabilityGrant("svc", PayloadFormat.JSON, 10, 100, 100, 3, [secret("a"), secret("b")])
 
 
 def test_attenuation_probe_outcomes() -> None:
@@ -214,7 +211,9 @@ def test_attenuation_json() -> None:
         '{"max_calls":null,"resources":[{"kind":"secret","id":"b"},{"kind":"file_root","id":"c"}],'
         '"tool":"ignored"}'
     )
-    assert parsed == GrantAttenuation(resources=[secret("b"), Resource(ResourceKind.FILE_ROOT, "c")])
+    assert parsed == GrantAttenuation(
+        resources=[secret("b"), Resource(ResourceKind.FILE_ROOT, "c")]
+    )
     assert parsed.to_json() == (
         '{"resources":[{"kind":"file_root","id":"c"},{"kind":"secret","id":"b"}]}'
     )
