@@ -44,6 +44,10 @@ def handle(message: Mapping[str, Any]) -> dict[str, Any]:
         return {"id": request_id, "ok": operations.run(op, args)}
     except RescindError as error:
         return {"id": request_id, "error": {"code": error.code, "definite": error.definite}}
+    except (KeyError, TypeError, ValueError) as error:
+        # A request the operation could not read; the reference must never crash on one.
+        print(f"rescind driver: bad request to {op}: {type(error).__name__}", file=sys.stderr)
+        return {"id": request_id, "error": {"code": "bad_request", "definite": True}}
 
 
 def serve(source: IO[str], sink: IO[str]) -> int:

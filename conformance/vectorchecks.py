@@ -27,13 +27,18 @@ class TopicBinding:
     capability: str
     op: str | None = None
     """The operation for single-operation topics; ``None`` for trace topics."""
+    op_field: str | None = None
+    """When set, each test names its operation: ``<capability>.<input[op_field]>``."""
     trace_kind: str | None = None
     """For trace topics: the ``kind`` argument of ``trace.open``."""
 
 
 BINDINGS: dict[str, TopicBinding] = {
     binding.topic: binding
-    for binding in (TopicBinding("canonical-input", "canonical", op="canonical.input"),)
+    for binding in (
+        TopicBinding("canonical-input", "canonical", op="canonical.input"),
+        TopicBinding("grants", "grants", op_field="operation"),
+    )
 }
 
 
@@ -71,8 +76,7 @@ def compare(expected: Mapping[str, Any], reply: Reply) -> str | None:
 
 
 def _single(binding: TopicBinding, test: Mapping[str, Any]) -> Callable[[Driver], Outcome]:
-    assert binding.op is not None
-    op = binding.op
+    op = binding.op or f"{binding.capability}.{test['input'][binding.op_field or '']}"
 
     def run(driver: Driver) -> Outcome:
         reply = driver.request(op, test["input"])
@@ -119,7 +123,8 @@ def vector_checks() -> list[Check]:
             continue
         for group in document["testGroups"]:
             for test in group["tests"]:
-                runner = _single(binding, test) if binding.op else _trace(binding, test)
+                single = binding.op or binding.op_field
+                runner = _single(binding, test) if single else _trace(binding, test)
                 checks.append(
                     Check(
                         id=test["id"],
