@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import attrs
 from blake3 import blake3
+from rescind.reference.digests import STORAGE_RECORD_DOMAIN, lp
 from rescind.reference.storage.errors import (
     InvalidKeyId,
     InvalidRecordName,
@@ -28,8 +29,6 @@ MAX_RECORD_BYTES = 393_216
 RECORD_FORMAT_VERSION = 1
 TAG_BYTES = 32
 MAX_U64 = 2**64 - 1
-
-RECORD_TAG_DOMAIN = b"splash-storage-record-v1"
 
 
 def is_u64(value: object) -> bool:
@@ -87,10 +86,6 @@ class StorageKey:
     material: bytes = attrs.field(repr=False, validator=_check_key_bytes)
 
 
-def _component(data: bytes) -> bytes:
-    return len(data).to_bytes(8, "big") + data
-
-
 def record_tag(
     key: StorageKey,
     record_key: RecordKey,
@@ -105,13 +100,13 @@ def record_tag(
         raise InvalidRevision()
     message = b"".join(
         (
-            RECORD_TAG_DOMAIN,
+            STORAGE_RECORD_DOMAIN,
             bytes((format_version,)),
-            _component(record_key.namespace.encode("ascii")),
-            _component(record_key.name.encode("ascii")),
-            _component(key_id.encode("ascii")),
+            lp(record_key.namespace.encode("ascii")),
+            lp(record_key.name.encode("ascii")),
+            lp(key_id.encode("ascii")),
             revision.to_bytes(8, "big"),
-            _component(bytes(payload)),
+            lp(bytes(payload)),
         )
     )
     tag: bytes = blake3(message, key=key.material).digest()
