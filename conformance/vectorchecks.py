@@ -18,7 +18,7 @@ import attrs
 from rescind.conformance.checks import Check, Outcome, Tier
 from rescind.conformance.harness import Driver, Reply
 
-INFORMATIVE_KEYS = frozenset({"reason", "f64", "note", "upstreamMessage"})
+INFORMATIVE_KEYS = frozenset({"reason", "f64", "note", "details", "upstreamMessage"})
 
 
 @attrs.frozen
@@ -29,6 +29,8 @@ class TopicBinding:
     """The operation for single-operation topics; ``None`` for trace topics."""
     op_field: str | None = None
     """When set, each test names its operation: ``<capability>.<input[op_field]>``."""
+    group_ops: Mapping[str, str] = attrs.field(factory=dict)
+    """Per test-group type, the operation its tests use."""
     trace_kind: str | None = None
     """For trace topics: the ``kind`` argument of ``trace.open``."""
 
@@ -38,6 +40,15 @@ BINDINGS: dict[str, TopicBinding] = {
     for binding in (
         TopicBinding("canonical-input", "canonical", op="canonical.input"),
         TopicBinding("grants", "grants", op_field="operation"),
+        TopicBinding(
+            "storage",
+            "storage",
+            group_ops={
+                "storage-record-tag": "storage.tag",
+                "storage-envelope-open": "storage.open",
+                "storage-cas-trace": "storage.trace",
+            },
+        ),
     )
 }
 
@@ -65,18 +76,39 @@ def compare(expected: Mapping[str, Any], reply: Reply) -> str | None:
         detail = reply.error_code or reply.unsupported or ""
         return f"expected a result, got {reply.kind} {detail}".rstrip()
     assert reply.ok is not None
-    for key, value in expected.items():
-        if key in INFORMATIVE_KEYS:
-            continue
-        if key not in reply.ok:
-            return f"result lacks {key}"
-        if reply.ok[key] != value:
-            return f"{key} differs"
-    return None
+    return _difference(expected, reply.ok, "")
 
 
-def _single(binding: TopicBinding, test: Mapping[str, Any]) -> Callable[[Driver], Outcome]:
-    op = binding.op or f"{binding.capability}.{test['input'][binding.op_field or '']}"
+def _difference(expected: Any, actual: Any, path: str) -> str | None:
+    """Structural comparison: informative keys are skipped, and an expected error object
+    (``{"error": code, ...}``) matches any object with that code."""
+    if isinstance(expected, Mapping):
+        if not isinstance(actual, Mapping):
+            return f"{path or 'result'} is not an object"
+        if "error" in expected and "error" in actual:
+            same = expected["error"] == actual["error"]
+            return None if same else f"{path}: error {actual['error']} != {expected['error']}"
+        for key, value in expected.items():
+            if key in INFORMATIVE_KEYS:
+                continue
+            if key not in actual:
+                return f"{path}/{key} missing"
+            problem = _difference(value, actual[key], f"{path}/{key}")
+            if problem:
+                return problem
+        return None
+    if isinstance(expected, list):
+        if not isinstance(actual, list) or len(actual) != len(expected):
+            return f"{path} has another length"
+        for index, (left, right) in enumerate(zip(expected, actual, strict=True)):
+            problem = _difference(left, right, f"{path}/{index}")
+            if problem:
+                return problem
+        return None
+    return None if expected == actual and type(expected) is type(actual) else f"{path} differs"
+
+
+def _single(op: str, binding: TopicBinding, test: Mapping[str, Any]) -> Callable[[Driver], Outcome]:
 
     def run(driver: Driver) -> Outcome:
         reply = driver.request(op, test["input"])
@@ -111,6 +143,12 @@ def _trace(binding: TopicBinding, test: Mapping[str, Any]) -> Callable[[Driver],
     return run
 
 
+def _op_for(binding: TopicBinding, group_type: str, test: Mapping[str, Any]) -> str | None:
+    if binding.op_field:
+        return f"{binding.capability}.{test['input'][binding.op_field]}"
+    return binding.group_ops.get(group_type, binding.op)
+
+
 def _tier(test: Mapping[str, Any]) -> Tier:
     return "should" if test["result"] == "acceptable" else "must"
 
@@ -123,8 +161,8 @@ def vector_checks() -> list[Check]:
             continue
         for group in document["testGroups"]:
             for test in group["tests"]:
-                single = binding.op or binding.op_field
-                runner = _single(binding, test) if single else _trace(binding, test)
+                op = _op_for(binding, group["type"], test)
+                runner = _single(op, binding, test) if op else _trace(binding, test)
                 checks.append(
                     Check(
                         id=test["id"],

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rescind.conformance import operations
 from rescind.conformance.vectorformat import Flag, VectorFile, VectorGroup, VectorTest
 from rescind.conformance.vectorsets._canonical_cases import (
     ESCAPE_CASES,
@@ -18,13 +19,9 @@ from rescind.conformance.vectorsets._canonical_cases import (
     WHITESPACE_CASES,
     Case,
 )
-from rescind.reference.digests import host_input_fingerprint, worker_input_fingerprint
 from rescind.reference.errors import RescindError
 from rescind.reference.jsonparse import parse_json
 from rescind.reference.numbers import NumberMode
-from rescind.reference.payload import ToolPayload
-from rescind.reference.payload_format import PayloadFormat
-from rescind.reference.protocol_errors import InputTooLarge, Serialization
 
 NOTES = (
     Flag(
@@ -105,39 +102,24 @@ TEST_SCHEMA: dict[str, Any] = {
 }
 
 
+def case_input(case: Case) -> dict[str, Any]:
+    """The vector's ``input`` object, which is also the ``canonical.input`` request."""
+    result: dict[str, Any] = {"format": case.format}
+    if case.data_hex is not None:
+        result["hex"] = case.data_hex
+    else:
+        result["text"] = case.text
+    if case.max_input_bytes is not None:
+        result["maxInputBytes"] = case.max_input_bytes
+    return result
+
+
 def evaluate(case: Case, mode: NumberMode) -> dict[str, Any]:
     """The reference's answer for one case in one number mode."""
-    data = bytes.fromhex(case.data_hex) if case.data_hex is not None else None
-    try:
-        if case.format == "text":
-            if data is not None:
-                try:
-                    text = data.decode("utf-8")
-                except UnicodeDecodeError:
-                    raise Serialization(reason="invalid_utf8") from None
-            else:
-                assert case.text is not None
-                text = case.text
-            payload = ToolPayload.text(text)
-        else:
-            source: str | bytes = data if data is not None else (case.text or "")
-            payload = ToolPayload.json(parse_json(source, mode), mode)
-        expected_format = PayloadFormat(case.format)
-        payload.validate_for(expected_format, case.max_input_bytes, InputTooLarge)
-        result: dict[str, Any] = {}
-        if payload.format is PayloadFormat.JSON:
-            result["canonicalJson"] = payload.canonical_body.decode("utf-8")
-        result["canonicalInputHex"] = payload.canonical_input_bytes().hex()
-        result["size"] = payload.size
-        result["workerInputFingerprint"] = worker_input_fingerprint(payload)
-        result["hostInputFingerprint"] = host_input_fingerprint(payload)
-        return result
-    except RescindError as error:
-        failure: dict[str, Any] = {"error": error.code}
-        reason = error.details.get("reason")
-        if isinstance(reason, str):
-            failure["reason"] = reason
-        return failure
+    request = case_input(case)
+    if mode is not NumberMode.AP:
+        request["profile"] = mode.value
+    return operations.expected("canonical.input", request)
 
 
 def to_test(case: Case) -> VectorTest:
@@ -155,18 +137,11 @@ def to_test(case: Case) -> VectorTest:
     result = "invalid" if "error" in expected else "valid"
     if case.acceptable:
         result = "acceptable"
-    case_input: dict[str, Any] = {"format": case.format}
-    if case.data_hex is not None:
-        case_input["hex"] = case.data_hex
-    else:
-        case_input["text"] = case.text
-    if case.max_input_bytes is not None:
-        case_input["maxInputBytes"] = case.max_input_bytes
     return VectorTest(
         id=f"canon.{case.id}",
         rule=case.rule,
         comment=case.comment,
-        input=case_input,
+        input=case_input(case),
         expected=expected,
         result=result,
         flags=tuple(flags),

@@ -1,0 +1,156 @@
+"""Building blocks for trace vectors: a step with its *intended* outcome, and a trace case.
+
+A case lists each step with the outcome its author expects from the spec ("ok" or an error
+code). The exported expectation is always computed by the reference interpreter; ``build``
+then refuses to export if the reference disagrees with the author on any step, so a
+regression in the reference cannot silently rewrite a vector.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import attrs
+from rescind.conformance.vectorformat import VectorTest
+from rescind.conformance.vectorsets._worker_fixtures import STANDARD_GRANTS
+from rescind.reference.worker.trace import run_trace
+
+OK = "ok"
+
+
+@attrs.frozen
+class Step:
+    call: str
+    expect: str
+    args: Mapping[str, Any] = attrs.field(factory=dict)
+    checkpoint: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"call": self.call, "args": dict(self.args)}
+        if self.checkpoint is not None:
+            body["checkpoint"] = self.checkpoint
+        return body
+
+
+def s(call: str, expect: str = OK, checkpoint: str | None = None, **args: Any) -> Step:
+    """A step; ``as_`` becomes the ``as`` argument (a Python keyword)."""
+    if "as_" in args:
+        args["as"] = args.pop("as_")
+    return Step(call, expect, args, checkpoint)
+
+
+@attrs.frozen
+class Case:
+    id: str
+    rule: str
+    comment: str
+    steps: tuple[Step, ...] = attrs.field(converter=tuple)
+    requests: Mapping[str, Any] = attrs.field(factory=dict)
+    flags: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    journal: Mapping[str, Any] | None = None
+    authorizers: Mapping[str, str] | None = None
+    profile: str | None = None
+    grants: Mapping[str, str] | None = None
+
+
+def _used(steps: Iterable[Step], argument: str) -> list[str]:
+    return sorted({str(step.args[argument]) for step in steps if argument in step.args})
+
+
+def trace_input(case: Case) -> dict[str, Any]:
+    table = dict(STANDARD_GRANTS) if case.grants is None else dict(case.grants)
+    setup: dict[str, Any] = {}
+    if case.profile is not None:
+        setup["profile"] = case.profile
+    grants = _used(case.steps, "grant")
+    if grants:
+        setup["grants"] = {name: table[name] for name in grants}
+    requests = _used(case.steps, "request")
+    if requests:
+        setup["requests"] = {name: case.requests[name] for name in requests}
+    if case.authorizers:
+        setup["authorizers"] = dict(case.authorizers)
+    if case.journal:
+        setup["journal"] = dict(case.journal)
+    return {"setup": setup, "steps": [step.to_json() for step in case.steps]}
+
+
+def outcome_code(outcome: Mapping[str, Any]) -> str:
+    return OK if "result" in outcome else str(outcome["error"])
+
+
+def vector(case: Case) -> VectorTest:
+    """The exported test; raises if the reference disagrees with the intended outcomes."""
+    document = trace_input(case)
+    expected = run_trace(document)
+    for index, (step, outcome) in enumerate(zip(case.steps, expected["steps"], strict=True)):
+        actual = outcome_code(outcome)
+        if actual != step.expect:
+            raise AssertionError(
+                f"{case.id} step {index} ({step.call}): intended {step.expect}, reference {actual}"
+            )
+    return VectorTest(
+        id=case.id,
+        rule=case.rule,
+        comment=case.comment,
+        input=document,
+        expected=expected,
+        result="valid",
+        flags=case.flags,
+    )
+
+
+TRACE_INPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["setup", "steps"],
+    "additionalProperties": False,
+    "properties": {
+        "setup": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "profile": {"enum": ["splash-v5", "splash-v5-f64"]},
+                "grants": {"type": "object", "additionalProperties": {"type": "string"}},
+                "requests": {"type": "object"},
+                "authorizers": {"type": "object", "additionalProperties": {"type": "string"}},
+                "journal": {"type": "object"},
+            },
+        },
+        "steps": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["call", "args"],
+                "additionalProperties": False,
+                "properties": {
+                    "call": {"type": "string"},
+                    "args": {"type": "object"},
+                    "checkpoint": {"type": "string"},
+                },
+            },
+        },
+    },
+}
+
+TRACE_EXPECTED_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["steps", "checkpoints"],
+    "additionalProperties": False,
+    "properties": {
+        "steps": {
+            "type": "array",
+            "items": {
+                "oneOf": [
+                    {"type": "object", "required": ["result"], "properties": {"result": {}}},
+                    {
+                        "type": "object",
+                        "required": ["error", "details"],
+                        "properties": {"error": {"type": "string"}, "details": {"type": "object"}},
+                    },
+                ]
+            },
+        },
+        "checkpoints": {"type": "object", "required": ["final"]},
+    },
+}

@@ -1,0 +1,284 @@
+"""Vectors for CaseHub binding sets: build-time validation and the compensation order.
+
+Input is a `rescind saga validate` file (docs/saga.md). A set with an error is ``invalid``:
+CaseHub refuses to load it, and ``expected.error`` is the first error's code; every finding
+is listed too. Valid sets also show the compensation order, both the upstream code's
+one-at-a-time order and the design's parallel batches.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rescind.conformance.vectorformat import Flag, VectorFile, VectorGroup, VectorTest
+from rescind.reference.errors import RescindError
+from rescind.reference.saga.bindings import compensation_order, load_definition, validate_bindings
+from rescind.reference.saga.loading import read_definition
+
+TOPIC = "saga-bindings"
+
+NOTES = (
+    Flag(
+        "DesignOnly",
+        "the rule is in CaseHub's design text; no upstream code or test was seen",
+        "a loader built from the upstream code alone may accept or reject differently",
+    ),
+    Flag(
+        "CodeVersusDesign",
+        "CaseHub's code starts one step at a time, its design runs independent steps together",
+        "both orders are shown; an implementation must say which one it follows",
+    ),
+    Flag(
+        "RescindChoice",
+        "a detail the facts leave open (cycle length beyond two, how a cycle is named)",
+        "another implementation may report the same problem in another form",
+    ),
+)
+
+
+def binding(name: str, **fields: Any) -> dict[str, Any]:
+    return {"name": name, **fields}
+
+
+def undo(name: str, worker: str = "undo-worker") -> dict[str, Any]:
+    return binding(name, compensation=True, capability="undo-cap", worker=worker)
+
+
+def bindings(*items: dict[str, Any]) -> dict[str, Any]:
+    return {"bindings": list(items), "workers": ["undo-worker"]}
+
+
+CASES: list[tuple[str, str, str, tuple[str, ...], dict[str, Any], str]] = [
+    (
+        "validate.ch-s13.self-reference",
+        "SG-51",
+        "CH-S13: step-a names itself",
+        (),
+        bindings(binding("step-a", compensate="step-a")),
+        "invalid",
+    ),
+    (
+        "validate.ch-s13.missing-target",
+        "SG-50",
+        "CH-S13: compensate names a binding that does not exist",
+        (),
+        bindings(binding("step-a", compensate="nonexistent")),
+        "invalid",
+    ),
+    (
+        "validate.ch-s13.no-compensation-fields",
+        "SG-54",
+        "CH-S13: a binding with neither field: no compensate, not compensation-only (a gap)",
+        (),
+        bindings(binding("step-a")),
+        "valid",
+    ),
+    (
+        "validate.ch-s13.two-cycle",
+        "SG-52",
+        "CH-S13: A and B name each other",
+        ("DesignOnly",),
+        bindings(binding("b", compensate="a"), binding("a", compensate="b")),
+        "invalid",
+    ),
+    (
+        "validate.three-cycle",
+        "SG-52",
+        "a cycle of three is named once, from its smallest member",
+        ("DesignOnly", "RescindChoice"),
+        bindings(
+            binding("c", compensate="a"),
+            binding("a", compensate="b"),
+            binding("b", compensate="c"),
+        ),
+        "invalid",
+    ),
+    (
+        "validate.chain-into-cycle",
+        "SG-52",
+        "a binding that leads into a cycle is not itself part of it",
+        ("DesignOnly", "RescindChoice"),
+        bindings(
+            binding("start", compensate="a"),
+            binding("a", compensate="b"),
+            binding("b", compensate="a"),
+        ),
+        "invalid",
+    ),
+    (
+        "validate.ch-s13.orphan-warning",
+        "SG-53",
+        "CH-S13: a compensation-only binding nobody names is a warning; loading goes on",
+        ("DesignOnly",),
+        bindings(binding("step-a", compensate="undo-a"), undo("undo-a"), undo("spare")),
+        "valid",
+    ),
+    (
+        "validate.all-findings",
+        "SG-55",
+        "every finding is reported; loading stops on the first error",
+        ("DesignOnly",),
+        bindings(
+            binding("plain"),
+            binding("step-a", compensate="ghost"),
+            binding("step-b", compensate="step-b"),
+            undo("spare"),
+        ),
+        "invalid",
+    ),
+    (
+        "order.ch-s4.chain-reverse",
+        "SG-47",
+        "CH-S4: step-b consumes what step-a produces: undo-b before undo-a",
+        (),
+        bindings(
+            binding("step-a", compensate="undo-a", produces=["step-a-output"]),
+            binding("step-b", compensate="undo-b", consumes=["step-a-output"]),
+            undo("undo-a"),
+            undo("undo-b"),
+        ),
+        "valid",
+    ),
+    (
+        "order.ch-s5.independent",
+        "SG-47",
+        "CH-S5: unrelated steps: the code undoes b then a, the design both at once",
+        ("CodeVersusDesign",),
+        bindings(
+            binding("step-a", compensate="undo-a"),
+            binding("step-b", compensate="undo-b"),
+            undo("undo-a"),
+            undo("undo-b"),
+        ),
+        "valid",
+    ),
+    (
+        "order.diamond",
+        "SG-47",
+        "a diamond: the sink first, the two middles together, the source last",
+        ("CodeVersusDesign",),
+        bindings(
+            binding("top", compensate="undo", produces=["x"]),
+            binding("left", compensate="undo", consumes=["x"], produces=["y"]),
+            binding("right", compensate="undo", consumes=["x"], produces=["z"]),
+            binding("bottom", compensate="undo", consumes=["y", "z"]),
+            undo("undo"),
+        ),
+        "valid",
+    ),
+    (
+        "order.exact-channel-match",
+        "SG-47",
+        "channels match by exact string equality only",
+        ("CodeVersusDesign",),
+        bindings(
+            binding("step-a", compensate="undo", produces=["out"]),
+            binding("step-b", compensate="undo", consumes=["out-2"]),
+            undo("undo"),
+        ),
+        "valid",
+    ),
+    (
+        "order.uncompensable-link-ignored",
+        "SG-47",
+        "dependencies count among compensable steps only: a and c are unrelated without b",
+        ("CodeVersusDesign",),
+        bindings(
+            binding("a", compensate="undo", produces=["x"]),
+            binding("b", consumes=["x"], produces=["y"]),
+            binding("c", compensate="undo", consumes=["y"]),
+            undo("undo"),
+        ),
+        "valid",
+    ),
+    (
+        "order.data-cycle",
+        "SG-47",
+        "steps consuming each other's output: the code still orders them, no batches exist",
+        ("CodeVersusDesign", "RescindChoice"),
+        bindings(
+            binding("a", compensate="undo", consumes=["y"], produces=["x"]),
+            binding("b", compensate="undo", consumes=["x"], produces=["y"]),
+            undo("undo"),
+        ),
+        "valid",
+    ),
+]
+
+
+def _expected(document: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    definition = read_definition(document)
+    report = validate_bindings(definition)
+    findings = [finding.to_json() for finding in report.findings]
+    try:
+        load_definition(definition)
+    except RescindError as error:
+        return {"error": error.code, "findings": findings}, "invalid"
+    parsed = [
+        {"name": b.name, "compensate": b.compensate, "compensation": b.compensation}
+        for b in definition.bindings
+    ]
+    order = compensation_order(definition).to_json()
+    return {"findings": findings, "bindings": parsed, "order": order}, "valid"
+
+
+def _vector(case: tuple[str, str, str, tuple[str, ...], dict[str, Any], str]) -> VectorTest:
+    test_id, rule, comment, flags, document, meant = case
+    expected, result = _expected(document)
+    if result != meant:
+        raise ValueError(f"{test_id}: the reference says {result}, the author meant {meant}")
+    return VectorTest(test_id, rule, comment, document, expected, result, flags)
+
+
+_FINDING = {
+    "type": "object",
+    "required": ["severity", "rule", "binding", "names"],
+    "properties": {
+        "severity": {"enum": ["error", "warning", "info"]},
+        "rule": {"type": "string"},
+        "binding": {"type": "string"},
+        "names": {"type": "array", "items": {"type": "string"}},
+    },
+}
+_SCHEMA = {
+    "input": {
+        "type": "object",
+        "required": ["bindings"],
+        "properties": {"bindings": {"type": "array"}, "workers": {"type": "array"}},
+        "additionalProperties": False,
+    },
+    "expected": {
+        "type": "object",
+        "required": ["findings"],
+        "properties": {
+            "error": {"type": "string"},
+            "findings": {"type": "array", "items": _FINDING},
+            "bindings": {"type": "array"},
+            "order": {
+                "type": "object",
+                "required": ["sequential", "batches"],
+                "properties": {
+                    "sequential": {"type": "array", "items": {"type": "string"}},
+                    "batches": {"type": ["array", "null"]},
+                },
+            },
+        },
+        "additionalProperties": False,
+    },
+}
+
+
+def build() -> VectorFile:
+    validation = tuple(_vector(case) for case in CASES if case[0].startswith("validate."))
+    order = tuple(_vector(case) for case in CASES if case[0].startswith("order."))
+    return VectorFile(
+        topic=TOPIC,
+        header=(
+            "CaseHub compensation bindings (docs/spec/saga.md SG-47, SG-50..SG-55).",
+            "Findings: errors refuse the set (expected.error is the first), warnings and gaps",
+            "do not. order.sequential is the upstream code's order, order.batches the design's.",
+        ),
+        notes=NOTES,
+        groups=(VectorGroup("validate", validation), VectorGroup("order", order)),
+        test_schema=_SCHEMA,
+    )
