@@ -12,7 +12,7 @@ The whole ``WorkerMessage`` union lives in ``worker_message``; this module has n
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar, Self
 
 import attrs
 from rescind.reference.grants import CapabilityGrant, require_grant_fingerprint
@@ -26,7 +26,6 @@ from rescind.reference.protocol_errors import (
     InvalidOperationFailure,
     OperationFailureTooLarge,
     OutputTooLarge,
-    Serialization,
     UnsupportedVersion,
 )
 from rescind.reference.tokens import require_compensation_key, require_token
@@ -131,7 +130,10 @@ def _check_state_shape(phase: Phase, payload: ToolPayload | None, message: str |
     if (message is not None) != (phase is Phase.FAILED):
         raise ValueError("a message belongs to, and only to, the failed phase")
     if message is not None:
-        _check_text(None, attrs.fields(OperationStatus).message, message)
+        try:
+            message.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError("a failure message must be valid unicode text") from None
 
 
 @attrs.frozen
@@ -182,31 +184,52 @@ class OperationStatus:
 
 # -- requests and results ----------------------------------------------------------------------
 
-
-def _read_header(struct: Struct) -> dict[str, object]:
-    return {
-        "protocol_version": as_uint(struct.required("protocol_version"), 16),
-        "session_id": as_str(struct.required("session_id")),
-        "request_id": as_str(struct.required("request_id")),
-        "tool": as_str(struct.required("tool")),
-        "operation_key": as_str(struct.required("operation_key")),
-    }
-
-
-def _read_binding(struct: Struct) -> dict[str, object]:
-    return {
-        **_read_header(struct),
-        "compensation_key": as_str(struct.required("compensation_key")),
-        "tenant_scope": as_str(struct.required("tenant_scope")),
-        "grant_fingerprint": as_str(struct.required("grant_fingerprint")),
-    }
-
-
-_text = attrs.field(validator=_check_text)
-_version = attrs.field(default=PROTOCOL_VERSION, validator=_check_u16)
-
 HEADER_FIELDS = ("protocol_version", "session_id", "request_id", "tool", "operation_key")
 BINDING_FIELDS = (*HEADER_FIELDS, "compensation_key", "tenant_scope", "grant_fingerprint")
+
+
+def _text_field() -> str:
+    return attrs.field(validator=_check_text)
+
+
+def _version_field() -> int:
+    return attrs.field(default=PROTOCOL_VERSION, validator=_check_u16)
+
+
+@attrs.frozen
+class _HeaderValues:
+    protocol_version: int
+    session_id: str
+    request_id: str
+    tool: str
+    operation_key: str
+
+    @classmethod
+    def read(cls, struct: Struct) -> _HeaderValues:
+        return cls(
+            as_uint(struct.required("protocol_version"), 16),
+            as_str(struct.required("session_id")),
+            as_str(struct.required("request_id")),
+            as_str(struct.required("tool")),
+            as_str(struct.required("operation_key")),
+        )
+
+
+@attrs.frozen
+class _BindingValues:
+    header: _HeaderValues
+    compensation_key: str
+    tenant_scope: str
+    grant_fingerprint: str
+
+    @classmethod
+    def read(cls, struct: Struct) -> _BindingValues:
+        return cls(
+            _HeaderValues.read(struct),
+            as_str(struct.required("compensation_key")),
+            as_str(struct.required("tenant_scope")),
+            as_str(struct.required("grant_fingerprint")),
+        )
 
 
 class _Header:
@@ -218,6 +241,14 @@ class _Header:
     tool: str
     operation_key: str
     fields: ClassVar[tuple[str, ...]]
+
+    def validate(self) -> None:
+        raise NotImplementedError
+
+    def checked(self) -> Self:
+        """This object after ``validate`` (upstream's validating ``new``)."""
+        self.validate()
+        return self
 
     def validate_header(self) -> None:
         check_version(self.protocol_version)
@@ -279,22 +310,17 @@ class _Binding(_Header):
 class OperationDispatchRequest(_Header):
     """``dispatch_operation`` body: an effect under a host-owned idempotency key."""
 
-    protocol_version: int = _version
-    session_id: str = _text
-    request_id: str = _text
-    tool: str = _text
-    operation_key: str = _text
+    protocol_version: int = _version_field()
+    session_id: str = _text_field()
+    request_id: str = _text_field()
+    tool: str = _text_field()
+    operation_key: str = _text_field()
     payload: ToolPayload = attrs.field(validator=_check_payload)
 
     fields = (*HEADER_FIELDS, "payload")
 
-    @classmethod
-    def create(cls, **values: object) -> OperationDispatchRequest:
-        request = cls(**values)  # type: ignore[arg-type]
-        request.validate()
-        return request
-
     def validate(self) -> None:
+        """Header tokens and version, then the payload against its own format."""
         self.validate_header()
         self.payload.validate()
 
@@ -304,33 +330,28 @@ class OperationDispatchRequest(_Header):
     @classmethod
     def from_node(cls, node: Node, mode: NumberMode = NumberMode.AP) -> OperationDispatchRequest:
         struct = Struct(node, cls.fields, deny_unknown=True, what="dispatch request")
-        header = _read_header(struct)
-        return cls(**header, payload=read_payload(struct.required("payload"), mode))  # type: ignore[arg-type]
+        header = _HeaderValues.read(struct)
+        return cls(**attrs.asdict(header), payload=read_payload(struct.required("payload"), mode))
 
 
 @attrs.frozen(kw_only=True)
 class OperationCompensationRequest(_Binding):
     """``compensate_operation`` body: undo one succeeded original, bound to a grant."""
 
-    protocol_version: int = _version
-    session_id: str = _text
-    request_id: str = _text
-    tool: str = _text
-    operation_key: str = _text
-    compensation_key: str = _text
-    tenant_scope: str = _text
-    grant_fingerprint: str = _text
+    protocol_version: int = _version_field()
+    session_id: str = _text_field()
+    request_id: str = _text_field()
+    tool: str = _text_field()
+    operation_key: str = _text_field()
+    compensation_key: str = _text_field()
+    tenant_scope: str = _text_field()
+    grant_fingerprint: str = _text_field()
     payload: ToolPayload = attrs.field(validator=_check_payload)
 
     fields = (*BINDING_FIELDS, "payload")
 
-    @classmethod
-    def create(cls, **values: object) -> OperationCompensationRequest:
-        request = cls(**values)  # type: ignore[arg-type]
-        request.validate()
-        return request
-
     def validate(self) -> None:
+        """Header, ``cmp-`` key, tenant scope token, grant fingerprint form, then payload."""
         self.validate_header()
         self.payload.validate()
 
@@ -342,39 +363,44 @@ class OperationCompensationRequest(_Binding):
         cls, node: Node, mode: NumberMode = NumberMode.AP
     ) -> OperationCompensationRequest:
         struct = Struct(node, cls.fields, deny_unknown=True, what="compensation request")
-        binding = _read_binding(struct)
-        return cls(**binding, payload=read_payload(struct.required("payload"), mode))  # type: ignore[arg-type]
+        return cls(
+            **_binding_kwargs(_BindingValues.read(struct)),
+            payload=read_payload(struct.required("payload"), mode),
+        )
 
 
 @attrs.frozen(kw_only=True)
 class OperationCompensationResult(_Binding):
     """``compensation_result`` body: the eight binding fields plus a status."""
 
-    protocol_version: int = _version
-    session_id: str = _text
-    request_id: str = _text
-    tool: str = _text
-    operation_key: str = _text
-    compensation_key: str = _text
-    tenant_scope: str = _text
-    grant_fingerprint: str = _text
+    protocol_version: int = _version_field()
+    session_id: str = _text_field()
+    request_id: str = _text_field()
+    tool: str = _text_field()
+    operation_key: str = _text_field()
+    compensation_key: str = _text_field()
+    tenant_scope: str = _text_field()
+    grant_fingerprint: str = _text_field()
     status: OperationStatus
 
     fields = (*BINDING_FIELDS, "status")
 
     @classmethod
-    def create(cls, **values: object) -> OperationCompensationResult:
-        result = cls(**values)  # type: ignore[arg-type]
-        result.validate()
-        return result
-
-    @classmethod
     def for_request(
         cls, request: OperationCompensationRequest, status: OperationStatus
     ) -> OperationCompensationResult:
-        """The reply to ``request``: every binding field copied, payload never echoed."""
-        names = BINDING_FIELDS
-        return cls(**{name: getattr(request, name) for name in names}, status=status)
+        """The reply to ``request``: every binding field copied, the payload never echoed."""
+        return cls(
+            protocol_version=request.protocol_version,
+            session_id=request.session_id,
+            request_id=request.request_id,
+            tool=request.tool,
+            operation_key=request.operation_key,
+            compensation_key=request.compensation_key,
+            tenant_scope=request.tenant_scope,
+            grant_fingerprint=request.grant_fingerprint,
+            status=status,
+        )
 
     def validate(self) -> None:
         self.validate_header()
@@ -390,28 +416,22 @@ class OperationCompensationResult(_Binding):
     @classmethod
     def from_node(cls, node: Node, mode: NumberMode = NumberMode.AP) -> OperationCompensationResult:
         struct = Struct(node, cls.fields, deny_unknown=True, what="compensation result")
-        binding = _read_binding(struct)
+        binding = _BindingValues.read(struct)
         status = OperationStatus.from_node(struct.required("status"), mode)
-        return cls(**binding, status=status)  # type: ignore[arg-type]
+        return cls(**_binding_kwargs(binding), status=status)
 
 
 @attrs.frozen(kw_only=True)
 class OperationReconcileRequest(_Header):
     """``reconcile_operation`` body: ask for the state of one key (no input, no effect)."""
 
-    protocol_version: int = _version
-    session_id: str = _text
-    request_id: str = _text
-    tool: str = _text
-    operation_key: str = _text
+    protocol_version: int = _version_field()
+    session_id: str = _text_field()
+    request_id: str = _text_field()
+    tool: str = _text_field()
+    operation_key: str = _text_field()
 
     fields = HEADER_FIELDS
-
-    @classmethod
-    def create(cls, **values: object) -> OperationReconcileRequest:
-        request = cls(**values)  # type: ignore[arg-type]
-        request.validate()
-        return request
 
     def validate(self) -> None:
         self.validate_header()
@@ -422,27 +442,21 @@ class OperationReconcileRequest(_Header):
     @classmethod
     def from_node(cls, node: Node, mode: NumberMode = NumberMode.AP) -> OperationReconcileRequest:
         struct = Struct(node, cls.fields, deny_unknown=False, what="reconcile request")
-        return cls(**_read_header(struct))  # type: ignore[arg-type]
+        return cls(**attrs.asdict(_HeaderValues.read(struct)))
 
 
 @attrs.frozen(kw_only=True)
 class OperationReconcileResult(_Header):
     """Body of both ``operation_result`` and ``reconciled_operation``."""
 
-    protocol_version: int = _version
-    session_id: str = _text
-    request_id: str = _text
-    tool: str = _text
-    operation_key: str = _text
+    protocol_version: int = _version_field()
+    session_id: str = _text_field()
+    request_id: str = _text_field()
+    tool: str = _text_field()
+    operation_key: str = _text_field()
     status: OperationStatus
 
     fields = (*HEADER_FIELDS, "status")
-
-    @classmethod
-    def create(cls, **values: object) -> OperationReconcileResult:
-        result = cls(**values)  # type: ignore[arg-type]
-        result.validate()
-        return result
 
     @classmethod
     def for_request(
@@ -451,7 +465,14 @@ class OperationReconcileResult(_Header):
         status: OperationStatus,
     ) -> OperationReconcileResult:
         """The reply to a dispatch or reconcile request: its five header fields copied."""
-        return cls(**{name: getattr(request, name) for name in HEADER_FIELDS}, status=status)
+        return cls(
+            protocol_version=request.protocol_version,
+            session_id=request.session_id,
+            request_id=request.request_id,
+            tool=request.tool,
+            operation_key=request.operation_key,
+            status=status,
+        )
 
     def validate(self) -> None:
         self.validate_header()
@@ -470,11 +491,15 @@ class OperationReconcileResult(_Header):
     @classmethod
     def from_node(cls, node: Node, mode: NumberMode = NumberMode.AP) -> OperationReconcileResult:
         struct = Struct(node, cls.fields, deny_unknown=False, what="operation result")
+        header = _HeaderValues.read(struct)
         status = OperationStatus.from_node(struct.required("status"), mode)
-        return cls(**_read_header(struct), status=status)  # type: ignore[arg-type]
+        return cls(**attrs.asdict(header), status=status)
 
 
-def reject_if(condition: bool, reason: str) -> None:
-    """Raise ``serialization`` with ``reason`` when ``condition`` holds (decoding helper)."""
-    if condition:
-        raise Serialization(reason=reason)
+def _binding_kwargs(binding: _BindingValues) -> dict[str, Any]:
+    return {
+        **attrs.asdict(binding.header),
+        "compensation_key": binding.compensation_key,
+        "tenant_scope": binding.tenant_scope,
+        "grant_fingerprint": binding.grant_fingerprint,
+    }

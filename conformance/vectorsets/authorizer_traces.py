@@ -9,11 +9,15 @@ scope"); counters are reported by ``counters`` steps and in every checkpoint.
 
 from __future__ import annotations
 
+from typing import Any
+
 from rescind.conformance.vectorformat import Flag, VectorFile, VectorGroup
+from rescind.conformance.vectorsets._journal_requests import NEW_GRANT_FP, REQUESTS, TOTAL_42
 from rescind.conformance.vectorsets._trace_cases import (
     TRACE_EXPECTED_SCHEMA,
     TRACE_INPUT_SCHEMA,
     Case,
+    Step,
     s,
     vector,
 )
@@ -31,7 +35,6 @@ from rescind.conformance.vectorsets._worker_fixtures import (
     reconcile,
     succeeded,
 )
-from rescind.conformance.vectorsets.journal_traces import NEW_GRANT_FP, REQUESTS, TOTAL_42
 
 TOPIC = "authorizer-traces"
 
@@ -99,15 +102,9 @@ ORDER = ("CheckOrder",)
 BUDGET = ("BudgetBypass",)
 
 
-def _case(
-    id: str,
-    rule: str,
-    comment: str,
-    steps: list,
-    authorizers: dict,
-    flags: tuple[str, ...] = (),
-    journal: dict | None = None,
-) -> Case:  # type: ignore[type-arg]
+# One step per trace line where it fits: these are data tables, easier to review unwrapped.
+# fmt: off
+def _case(id: str, rule: str, comment: str, steps: list[Step], authorizers: dict[str, str], flags: tuple[str, ...] = (), journal: dict[str, Any] | None = None) -> Case:
     return Case(id, rule, comment, steps, AUTH_REQUESTS, flags, journal, authorizers)
 
 
@@ -142,18 +139,7 @@ DISPATCH = [
         MAIN,
         (*PROBE, "SizeBound"),
     ),
-    _case(
-        "authorizer.probe.session-and-tool",
-        "AU-2",
-        "probe rows wrong session and unknown tool",
-        [
-            s("authorize_operation", "unknown_session", request="add-wrong-session"),
-            s("authorize_operation", "unknown_tool", request="add-unknown-tool"),
-            s("counters"),
-        ],
-        MAIN,
-        PROBE,
-    ),
+    _case("authorizer.probe.session-and-tool", "AU-2", "probe rows wrong session and unknown tool", [s("authorize_operation", "unknown_session", request="add-wrong-session"), s("authorize_operation", "unknown_tool", request="add-unknown-tool"), s("counters")], MAIN, PROBE),
     _case(
         "authorizer.dispatch-check-order",
         "AU-2",
@@ -171,14 +157,7 @@ DISPATCH = [
         "authorizer.resend-costs-budget",
         "AU-3",
         "every dispatch resend under a new id costs a call even though the journal answers existing",
-        [
-            s("authorize_operation", request="add", as_="d1"),
-            s("admit", authorized="d1"),
-            s("authorize_operation", request="add-2", as_="d2"),
-            s("admit", authorized="d2"),
-            s("authorize_operation", "call_budget_exhausted", request="add-3"),
-            s("counters"),
-        ],
+        [s("authorize_operation", request="add", as_="d1"), s("admit", authorized="d1"), s("authorize_operation", request="add-2", as_="d2"), s("admit", authorized="d2"), s("authorize_operation", "call_budget_exhausted", request="add-3"), s("counters")],
         MAIN,
         BUDGET,
         {"scope": "tenant-release"},
@@ -190,16 +169,10 @@ RECONCILIATION = [
         "authorizer.probe.reconciliation-spends-no-budget",
         "AU-5",
         "probe rows reconcile unknown tool and reconcile calls_for: a reconciliation reserves an id only",
-        [
-            s("authorize_reconciliation", request="rec", as_="r1"),
-            s("authorize_reconciliation", "unknown_tool", request="rec-zz"),
-            s("authorize_reconciliation", "unknown_session", request="rec-wrong-session"),
-            s("authorize_reconciliation", "duplicate_request", request="rec"),
-            s("counters"),
-        ],
+        [s("authorize_reconciliation", request="rec", as_="r1"), s("authorize_reconciliation", "unknown_tool", request="rec-zz"), s("authorize_reconciliation", "unknown_session", request="rec-wrong-session"), s("authorize_reconciliation", "duplicate_request", request="rec"), s("counters")],
         MAIN,
         PROBE,
-    ),
+    )
 ]
 
 COMPENSATION = [
@@ -217,16 +190,8 @@ COMPENSATION = [
             s("authorize_compensation", request="undo-c3-spaced"),
             s("authorize_compensation", "compensation_budget_exhausted", request="undo-c4-changed"),
             s("counters"),
-            s(
-                "authorize_compensation",
-                "compensation_budget_exhausted",
-                request="undo-c5-other-scope",
-            ),
-            s(
-                "authorize_compensation",
-                "compensation_budget_exhausted",
-                request="undo-c6-other-key",
-            ),
+            s("authorize_compensation", "compensation_budget_exhausted", request="undo-c5-other-scope"),
+            s("authorize_compensation", "compensation_budget_exhausted", request="undo-c6-other-key"),
             s("counters"),
         ],
         MAIN,
@@ -236,10 +201,7 @@ COMPENSATION = [
         "authorizer.edge-37.compensation-not-granted",
         "AU-6",
         "edge case 37: max_compensations 0 refuses compensation, before the fingerprint is compared",
-        [
-            s("authorize_compensation", "compensation_not_granted", request="undo-no-comp-fp"),
-            s("authorize_compensation", "compensation_not_granted", request="undo"),
-        ],
+        [s("authorize_compensation", "compensation_not_granted", request="undo-no-comp-fp"), s("authorize_compensation", "compensation_not_granted", request="undo")],
         NO_COMP,
         ORDER,
     ),
@@ -247,12 +209,7 @@ COMPENSATION = [
         "authorizer.edge-37.grant-changed",
         "AU-6",
         "edge case 37: a changed grant (max_output_bytes 128 to 64) refuses the old fingerprint; the fingerprint is compared before the payload",
-        [
-            s("authorize_compensation", "compensation_grant_mismatch", request="undo"),
-            s("authorize_compensation", "compensation_grant_mismatch", request="undo-text"),
-            s("authorize_compensation", request="undo-stale-fp"),
-            s("counters"),
-        ],
+        [s("authorize_compensation", "compensation_grant_mismatch", request="undo"), s("authorize_compensation", "compensation_grant_mismatch", request="undo-text"), s("authorize_compensation", request="undo-stale-fp"), s("counters")],
         CHANGED,
         ORDER,
     ),
@@ -263,11 +220,7 @@ COMPENSATION = [
         [
             s("authorize_compensation", "invalid_compensation_key", request="undo-no-prefix"),
             s("authorize_compensation", "invalid_token", request="undo-bad-tenant"),
-            s(
-                "authorize_compensation",
-                "invalid_compensation_grant_fingerprint",
-                request="undo-bad-fp",
-            ),
+            s("authorize_compensation", "invalid_compensation_grant_fingerprint", request="undo-bad-fp"),
             s("authorize_compensation", "unknown_session", request="undo-wrong-session"),
             s("authorize_compensation", "unknown_tool", request="undo-unknown-tool"),
             s("authorize_compensation", "input_too_large", request="undo-too-large"),
@@ -318,7 +271,7 @@ CAPACITY = [
         ],
         MAIN,
         ("RequestIdCapacity",),
-    ),
+    )
 ]
 
 RESULTS = [
@@ -328,18 +281,8 @@ RESULTS = [
         "edge case 41: another key, an oversized success, then one accepted result and a duplicate; reconciliation spends no call",
         [
             s("authorize_operation", request="add", as_="d1"),
-            s(
-                "validate_operation_result",
-                "operation_result_mismatch",
-                authorized="d1",
-                result=RESULT_OTHER_KEY,
-            ),
-            s(
-                "validate_operation_result",
-                "output_too_large",
-                authorized="d1",
-                result=RESULT_TOO_LARGE,
-            ),
+            s("validate_operation_result", "operation_result_mismatch", authorized="d1", result=RESULT_OTHER_KEY),
+            s("validate_operation_result", "output_too_large", authorized="d1", result=RESULT_TOO_LARGE),
             s("validate_operation_result", authorized="d1", result=RESULT_OK),
             s("validate_operation_result", "duplicate_result", authorized="d1", result=RESULT_OK),
             s("authorize_reconciliation", request="rec", as_="r1"),
@@ -354,25 +297,10 @@ RESULTS = [
         "the result's own validation, then correlation, then duplicate, then the status against the grant",
         [
             s("authorize_operation", request="add", as_="d1"),
-            s(
-                "validate_operation_result",
-                "invalid_operation_failure",
-                authorized="d1",
-                result=RESULT_EMPTY_FAILURE,
-            ),
-            s(
-                "validate_operation_result",
-                "operation_result_mismatch",
-                authorized="d1",
-                result=RESULT_OTHER_SESSION,
-            ),
+            s("validate_operation_result", "invalid_operation_failure", authorized="d1", result=RESULT_EMPTY_FAILURE),
+            s("validate_operation_result", "operation_result_mismatch", authorized="d1", result=RESULT_OTHER_SESSION),
             s("validate_operation_result", authorized="d1", result=RESULT_OK),
-            s(
-                "validate_operation_result",
-                "duplicate_result",
-                authorized="d1",
-                result=RESULT_TOO_LARGE,
-            ),
+            s("validate_operation_result", "duplicate_result", authorized="d1", result=RESULT_TOO_LARGE),
         ],
         MAIN,
         ORDER,
@@ -383,19 +311,9 @@ RESULTS = [
         "a reconciliation result must match its request's five fields",
         [
             s("authorize_reconciliation", request="rec", as_="r1"),
-            s(
-                "validate_reconciliation_result",
-                "operation_result_mismatch",
-                authorized="r1",
-                result=REC_RESULT_OTHER_TOOL,
-            ),
+            s("validate_reconciliation_result", "operation_result_mismatch", authorized="r1", result=REC_RESULT_OTHER_TOOL),
             s("validate_reconciliation_result", authorized="r1", result=REC_RESULT_OK),
-            s(
-                "validate_reconciliation_result",
-                "duplicate_result",
-                authorized="r1",
-                result=REC_RESULT_OK,
-            ),
+            s("validate_reconciliation_result", "duplicate_result", authorized="r1", result=REC_RESULT_OK),
         ],
         MAIN,
     ),
@@ -405,25 +323,10 @@ RESULTS = [
         "a compensation result must match all eight binding fields",
         [
             s("authorize_compensation", request="undo", as_="c1"),
-            s(
-                "validate_compensation_result",
-                "compensation_result_mismatch",
-                authorized="c1",
-                result=CMP_RESULT_OTHER_TENANT,
-            ),
-            s(
-                "validate_compensation_result",
-                "compensation_result_mismatch",
-                authorized="c1",
-                result=CMP_RESULT_OTHER_GRANT,
-            ),
+            s("validate_compensation_result", "compensation_result_mismatch", authorized="c1", result=CMP_RESULT_OTHER_TENANT),
+            s("validate_compensation_result", "compensation_result_mismatch", authorized="c1", result=CMP_RESULT_OTHER_GRANT),
             s("validate_compensation_result", authorized="c1", result=CMP_RESULT_OK),
-            s(
-                "validate_compensation_result",
-                "duplicate_result",
-                authorized="c1",
-                result=CMP_RESULT_OK,
-            ),
+            s("validate_compensation_result", "duplicate_result", authorized="c1", result=CMP_RESULT_OK),
         ],
         MAIN,
     ),
@@ -434,13 +337,7 @@ RESULTS = [
         [
             s("authorize_operation", request="add", as_="d1", authorizer="a"),
             s("authorize_operation", request="add-2", as_="d2", authorizer="b"),
-            s(
-                "validate_operation_result",
-                "authorization_provenance_mismatch",
-                authorized="d1",
-                result=RESULT_OK,
-                authorizer="b",
-            ),
+            s("validate_operation_result", "authorization_provenance_mismatch", authorized="d1", result=RESULT_OK, authorizer="b"),
             s("admit", authorized="d1"),
             s("observe", authorized="d2", status=RUNNING),
             s("admit", authorized="d2"),
@@ -451,6 +348,8 @@ RESULTS = [
         {"scope": "tenant-release"},
     ),
 ]
+# fmt: on
+
 
 NOTES = [
     Flag(

@@ -10,76 +10,37 @@ sequences; the probe's journal texts are checked byte for byte by tests/worker.
 
 from __future__ import annotations
 
+from typing import Any
+
 from rescind.conformance.vectorformat import Flag, VectorFile, VectorGroup
+from rescind.conformance.vectorsets._journal_requests import (
+    BODY_64,
+    BODY_200,
+    DEPTH_32,
+    DEPTH_33,
+    REQUESTS,
+    TOTAL_42,
+)
 from rescind.conformance.vectorsets._trace_cases import (
     TRACE_EXPECTED_SCHEMA,
     TRACE_INPUT_SCHEMA,
     Case,
+    Step,
     s,
     vector,
 )
 from rescind.conformance.vectorsets._worker_fixtures import (
     CANCELLED,
-    GRANT_ECHO_FP,
-    GRANT_MATH_OUT_64,
     RUNNING,
     TENANT,
     big_text_success,
-    compensate,
-    dispatch,
     failed,
-    reconcile,
     repeat_text,
     succeeded,
 )
-from rescind.reference.grants import CapabilityGrant
 
 TOPIC = "journal-traces"
 
-NEW_GRANT_FP = CapabilityGrant.from_json(GRANT_MATH_OUT_64).compensation_fingerprint()
-
-REQUESTS = {
-    "add": dispatch(),
-    "add-reordered": dispatch('{"right":22,"left":20}', request_id="dispatch-2"),
-    "add-spaced": dispatch('{ "left" : 20 ,\n "right" : 22 }', request_id="dispatch-3"),
-    "add-23": dispatch('{"left":20,"right":23}', request_id="dispatch-4"),
-    "add-as-sub": dispatch(tool="math.sub", request_id="dispatch-5"),
-    "add-5": dispatch(key="release-42-add-5", request_id="dispatch-6"),
-    "other-key": dispatch(key="release-43-add", request_id="dispatch-7"),
-    "cmp-prefixed-key": dispatch(key="cmp-x", request_id="dispatch-8"),
-    "undo": compensate(),
-    "undo-spaced": compensate('{ "undo" : "release" }', request_id="compensation-request-2"),
-    "undo-changed": compensate('{"undo":"release-2"}', request_id="compensation-request-3"),
-    "undo-other-key": compensate(cmp_key="cmp-other", request_id="compensation-request-4"),
-    "undo-other-tool": compensate(tool="math.sub", request_id="compensation-request-5"),
-    "undo-unknown-op": compensate(key="nope", request_id="compensation-request-6"),
-    "undo-wrong-scope": compensate(tenant="tenant-other", request_id="compensation-request-7"),
-    "undo-wrong-scope-unknown-op": compensate(
-        tenant="tenant-other", key="nope", request_id="compensation-request-8"
-    ),
-    "undo-new-grant": compensate(grant_fp=NEW_GRANT_FP, request_id="compensation-request-9"),
-    "undo-other-key-op": compensate(key="release-43-add", request_id="compensation-request-10"),
-    "rec": reconcile(),
-    "rec-sub": reconcile(tool="math.sub", request_id="reconcile-2"),
-    "rec-unknown": reconcile(key="nope", request_id="reconcile-3"),
-    "echo": dispatch("release", tool="text.echo", key="op-1", request_id="d1", fmt="text"),
-    "echo-undo": compensate(
-        "undo",
-        tool="text.echo",
-        key="op-1",
-        cmp_key="cmp-op-1",
-        tenant="tenant",
-        grant_fp=GRANT_ECHO_FP,
-        request_id="c1",
-        fmt="text",
-    ),
-}
-
-TOTAL_42 = succeeded('{"total":42}')
-BODY_64 = succeeded('{"body":"' + "x" * 64 + '"}')
-BODY_200 = succeeded('{"body":"' + "x" * 200 + '"}')
-DEPTH_33 = succeeded("[" * 32 + "{}" + "]" * 32)
-DEPTH_32 = succeeded("[" * 31 + "{}" + "]" * 31)
 ON_TENANT = {"scope": TENANT}
 ON_PROBE_TENANT = {"scope": "tenant"}
 
@@ -93,26 +54,10 @@ OBS = "invalid_worker_operation_transition"
 CMP_OBS = "invalid_worker_compensation_transition"
 
 
-def _case(
-    id: str,
-    rule: str,
-    comment: str,
-    steps: list,
-    flags: tuple[str, ...] = (),
-    journal: dict | None = None,
-    profile: str | None = None,
-) -> Case:  # type: ignore[type-arg]
-    return Case(
-        id,
-        rule,
-        comment,
-        steps,
-        REQUESTS,
-        flags,
-        ON_TENANT if journal is None else journal,
-        None,
-        profile,
-    )
+# One step per trace line where it fits: these are data tables, easier to review unwrapped.
+# fmt: off
+def _case(id: str, rule: str, comment: str, steps: list[Step], flags: tuple[str, ...] = (), journal: dict[str, Any] | None = None, profile: str | None = None) -> Case:
+    return Case(id, rule, comment, steps, REQUESTS, flags, ON_TENANT if journal is None else journal, None, profile)
 
 
 PROBE_LIFECYCLE = _case(
@@ -128,44 +73,17 @@ PROBE_LIFECYCLE = _case(
         s("observe", request="add", grant="math", status=TOTAL_42, checkpoint="succeeded"),
         s("observe", OBS, request="add", grant="math", status=succeeded('{"total":43}')),
         s("observe", OBS, request="add", grant="math", status=RUNNING),
-        s(
-            "observe_compensation",
-            "unknown_compensation",
-            request="undo",
-            grant="math",
-            status=failed("boom"),
-        ),
+        s("observe_compensation", "unknown_compensation", request="undo", grant="math", status=failed("boom")),
         s("admit_compensation", request="undo", grant="math", checkpoint="compensation-pending"),
-        s(
-            "observe_compensation",
-            request="undo",
-            grant="math",
-            status=failed("boom"),
-            checkpoint="compensation-failed",
-        ),
+        s("observe_compensation", request="undo", grant="math", status=failed("boom"), checkpoint="compensation-failed"),
         s("observe_compensation", request="undo", grant="math", status=failed("boom")),
         s("observe_compensation", CMP_OBS, request="undo", grant="math", status=failed("boom2")),
         s("observe_compensation", CMP_OBS, request="undo", grant="math", status=CANCELLED),
         s("admit_compensation", request="undo", grant="math"),
-        s(
-            "admit_compensation",
-            "compensation_identity_mismatch",
-            request="undo-other-key",
-            grant="math",
-        ),
-        s(
-            "admit_compensation",
-            "compensation_tool_mismatch",
-            request="undo-other-tool",
-            grant="math-sub",
-        ),
+        s("admit_compensation", "compensation_identity_mismatch", request="undo-other-key", grant="math"),
+        s("admit_compensation", "compensation_tool_mismatch", request="undo-other-tool", grant="math-sub"),
         s("admit_compensation", "unknown_operation", request="undo-unknown-op", grant="math"),
-        s(
-            "admit_compensation",
-            "operation_journal_scope_mismatch",
-            request="undo-wrong-scope-unknown-op",
-            grant="math",
-        ),
+        s("admit_compensation", "operation_journal_scope_mismatch", request="undo-wrong-scope-unknown-op", grant="math"),
         s("admit", "operation_identity_mismatch", request="add-as-sub", grant="math-sub"),
     ],
     PROBE,
@@ -184,12 +102,7 @@ ADMISSION = [
             s("admit", request="add-reordered", grant="math"),
             s("observe", request="add", grant="math", status=TOTAL_42),
             s("admit", request="add-spaced", grant="math"),
-            s(
-                "observe",
-                request="add-reordered",
-                grant="math",
-                status=succeeded('{ "total" : 42 }'),
-            ),
+            s("observe", request="add-reordered", grant="math", status=succeeded('{ "total" : 42 }')),
             s("to_json", checkpoint="one-record"),
         ],
     ),
@@ -197,106 +110,41 @@ ADMISSION = [
         "journal.edge-16.changed-input",
         "WJ-8",
         "edge case 16: same key, input right 22 to 23, on admit and on observe",
-        [
-            s("admit", request="add", grant="math"),
-            s("admit", "operation_identity_mismatch", request="add-23", grant="math"),
-            s(
-                "observe",
-                "operation_identity_mismatch",
-                request="add-23",
-                grant="math",
-                status=RUNNING,
-            ),
-        ],
+        [s("admit", request="add", grant="math"), s("admit", "operation_identity_mismatch", request="add-23", grant="math"), s("observe", "operation_identity_mismatch", request="add-23", grant="math", status=RUNNING)],
         ORDER,
     ),
     _case(
         "journal.edge-17.other-tool",
         "WJ-8",
         "edge case 17: same key and input under another tool",
-        [
-            s("admit", request="add", grant="math"),
-            s("admit", "operation_identity_mismatch", request="add-as-sub", grant="math-sub"),
-            s(
-                "observe",
-                "operation_identity_mismatch",
-                request="add-as-sub",
-                grant="math-sub",
-                status=RUNNING,
-            ),
-        ],
+        [s("admit", request="add", grant="math"), s("admit", "operation_identity_mismatch", request="add-as-sub", grant="math-sub"), s("observe", "operation_identity_mismatch", request="add-as-sub", grant="math-sub", status=RUNNING)],
     ),
     _case(
         "journal.edge-25.record-limit-after-lookup",
         "WJ-9",
         "edge case 25: a full journal (64 records) refuses a new key but still answers a duplicate",
-        [
-            s("admit_many", request="add", grant="math", count=64),
-            s("admit", "too_many_worker_operations", request="other-key", grant="math"),
-            s("admit", request="add-5", grant="math"),
-            s("record", operation_key="release-43-add"),
-        ],
+        [s("admit_many", request="add", grant="math", count=64), s("admit", "too_many_worker_operations", request="other-key", grant="math"), s("admit", request="add-5", grant="math"), s("record", operation_key="release-43-add")],
         ("RecordLimit",),
     ),
-    _case(
-        "journal.operation-key-may-start-with-cmp",
-        "WJ-18",
-        "the worker layer accepts an operation key starting cmp- (only the host ledger refuses it)",
-        [s("admit", request="cmp-prefixed-key", grant="math")],
-        ("PrefixPolicy",),
-    ),
-    _case(
-        "journal.new.invalid-scope",
-        "WJ-2",
-        "new journal scope must be a token",
-        [s("new", "invalid_token", scope="Bad Scope"), s("new", scope="tenant-release")],
-        journal={},
-    ),
+    _case("journal.operation-key-may-start-with-cmp", "WJ-18", "the worker layer accepts an operation key starting cmp- (only the host ledger refuses it)", [s("admit", request="cmp-prefixed-key", grant="math")], ("PrefixPolicy",)),
+    _case("journal.new.invalid-scope", "WJ-2", "new journal scope must be a token", [s("new", "invalid_token", scope="Bad Scope"), s("new", scope="tenant-release")], journal={}),
 ]
 
 OBSERVATION = [
-    _case(
-        "journal.edge-24.observe-unknown-key",
-        "WJ-10",
-        "edge case 24: observing a key that was never admitted",
-        [s("observe", "unknown_operation", request="add", grant="math", status=RUNNING)],
-        PROBE,
-    ),
+    _case("journal.edge-24.observe-unknown-key", "WJ-10", "edge case 24: observing a key that was never admitted", [s("observe", "unknown_operation", request="add", grant="math", status=RUNNING)], PROBE),
     _case(
         "journal.status-checked-before-lookup",
         "WJ-10",
         "observe checks the status against the grant before looking the key up",
         [
             s("observe", "output_too_large", request="add", grant="math", status=BODY_200),
-            s(
-                "observe",
-                "invalid_operation_failure",
-                request="add",
-                grant="math",
-                status=failed(""),
-            ),
-            s(
-                "observe",
-                "payload_format_mismatch",
-                request="add",
-                grant="math",
-                status=succeeded("x", "text"),
-            ),
+            s("observe", "invalid_operation_failure", request="add", grant="math", status=failed("")),
+            s("observe", "payload_format_mismatch", request="add", grant="math", status=succeeded("x", "text")),
             s("observe", "unknown_operation", request="add", grant="math", status=CANCELLED),
         ],
         ORDER,
     ),
-    _case(
-        "journal.edge-18.failed-after-succeeded",
-        "WJ-6",
-        "edge case 18",
-        [
-            s("admit", request="add", grant="math"),
-            s("observe", request="add", grant="math", status=TOTAL_42),
-            s("observe", OBS, request="add", grant="math", status=failed("late")),
-        ],
-        TERMINAL,
-    ),
+    _case("journal.edge-18.failed-after-succeeded", "WJ-6", "edge case 18", [s("admit", request="add", grant="math"), s("observe", request="add", grant="math", status=TOTAL_42), s("observe", OBS, request="add", grant="math", status=failed("late"))], TERMINAL),
     _case(
         "journal.edge-19.succeeded-then-other-payload-or-running",
         "WJ-6",
@@ -333,53 +181,20 @@ OBSERVATION = [
         "journal.pending-straight-to-terminal",
         "WJ-6",
         "pending may move straight to any terminal state",
-        [
-            s("admit", request="add", grant="math"),
-            s("observe", request="add", grant="math", status=failed("no")),
-            s("admit", request="other-key", grant="math"),
-            s("observe", request="other-key", grant="math", status=TOTAL_42),
-        ],
+        [s("admit", request="add", grant="math"), s("observe", request="add", grant="math", status=failed("no")), s("admit", request="other-key", grant="math"), s("observe", request="other-key", grant="math", status=TOTAL_42)],
     ),
     _case(
         "journal.edge-23.success-format-mismatch",
         "WJ-10",
         "edge case 23: a text success under a json grant; the record stays pending",
-        [
-            s("admit", request="add", grant="math"),
-            s(
-                "observe",
-                "payload_format_mismatch",
-                request="add",
-                grant="math",
-                status=succeeded("x", "text"),
-            ),
-            s("record", operation_key="release-42-add"),
-        ],
+        [s("admit", request="add", grant="math"), s("observe", "payload_format_mismatch", request="add", grant="math", status=succeeded("x", "text")), s("record", operation_key="release-42-add")],
     ),
-    _case(
-        "journal.edge-12.scalar-success-root",
-        "WJ-10",
-        "edge case 12: a success payload must be an object or array",
-        [
-            s("admit", request="add", grant="math"),
-            s(
-                "observe",
-                "invalid_json_envelope",
-                request="add",
-                grant="math",
-                status=succeeded("42"),
-            ),
-        ],
-    ),
+    _case("journal.edge-12.scalar-success-root", "WJ-10", "edge case 12: a success payload must be an object or array", [s("admit", request="add", grant="math"), s("observe", "invalid_json_envelope", request="add", grant="math", status=succeeded("42"))]),
     _case(
         "journal.edge-13.success-depth",
         "WJ-10",
         "edge case 13: 32 arrays around {} are too deep, 31 are accepted",
-        [
-            s("admit", request="add", grant="math"),
-            s("observe", "json_payload_too_deep", request="add", grant="math", status=DEPTH_33),
-            s("observe", request="add", grant="math", status=DEPTH_32),
-        ],
+        [s("admit", request="add", grant="math"), s("observe", "json_payload_too_deep", request="add", grant="math", status=DEPTH_33), s("observe", request="add", grant="math", status=DEPTH_32)],
     ),
     _case(
         "journal.failure-message-bounds",
@@ -387,63 +202,19 @@ OBSERVATION = [
         "a failure message needs 1..4096 bytes and is not bounded by the grant's 16-byte output limit",
         [
             s("admit", request="echo", grant="echo"),
-            s(
-                "observe",
-                "invalid_operation_failure",
-                request="echo",
-                grant="echo",
-                status=failed(""),
-            ),
-            s(
-                "observe",
-                "operation_failure_too_large",
-                request="echo",
-                grant="echo",
-                status=repeat_text('{"state":"failed","message":"', "x", 4097, '"}'),
-            ),
-            s(
-                "observe",
-                request="echo",
-                grant="echo",
-                status=repeat_text('{"state":"failed","message":"', "x", 4096, '"}'),
-            ),
+            s("observe", "invalid_operation_failure", request="echo", grant="echo", status=failed("")),
+            s("observe", "operation_failure_too_large", request="echo", grant="echo", status=repeat_text('{"state":"failed","message":"', "x", 4097, '"}')),
+            s("observe", request="echo", grant="echo", status=repeat_text('{"state":"failed","message":"', "x", 4096, '"}')),
         ],
         PROBE,
         ON_PROBE_TENANT,
     ),
-    _case(
-        "journal.json-success-on-text-grant",
-        "WJ-10",
-        "probe: a json success under a text grant",
-        [
-            s("admit", request="echo", grant="echo"),
-            s(
-                "observe",
-                "payload_format_mismatch",
-                request="echo",
-                grant="echo",
-                status=succeeded('{"a":1}'),
-            ),
-        ],
-        PROBE,
-        ON_PROBE_TENANT,
-    ),
+    _case("journal.json-success-on-text-grant", "WJ-10", "probe: a json success under a text grant", [s("admit", request="echo", grant="echo"), s("observe", "payload_format_mismatch", request="echo", grant="echo", status=succeeded('{"a":1}'))], PROBE, ON_PROBE_TENANT),
     _case(
         "journal.edge-26.bound-on-observation",
         "WJ-7",
         "edge case 26: a success that would push the journal past 256 KiB is refused and the record stays pending",
-        [
-            s("admit", request="echo", grant="echo-wide"),
-            s(
-                "observe",
-                "operation_journal_too_large",
-                request="echo",
-                grant="echo-wide",
-                status=big_text_success(262100),
-            ),
-            s("record", operation_key="op-1"),
-            s("observe", request="echo", grant="echo-wide", status=RUNNING),
-        ],
+        [s("admit", request="echo", grant="echo-wide"), s("observe", "operation_journal_too_large", request="echo", grant="echo-wide", status=big_text_success(262100)), s("record", operation_key="op-1"), s("observe", request="echo", grant="echo-wide", status=RUNNING)],
         ("BoundAfterMutation",),
         ON_PROBE_TENANT,
     ),
@@ -462,12 +233,7 @@ OBSERVATION = [
     ),
 ]
 
-_TERMINAL_ROWS = [
-    ("negative-zero", '{"a":0.0}', '{"a":-0.0}'),
-    ("integer-then-float", '{"a":1}', '{"a":1.0}'),
-    ("fraction-spelling", '{"a":1.0}', '{"a":1.00}'),
-    ("key-order", '{"b":1,"a":2}', '{"a":2,"b":1}'),
-]
+_TERMINAL_ROWS = [("negative-zero", '{"a":0.0}', '{"a":-0.0}'), ("integer-then-float", '{"a":1}', '{"a":1.0}'), ("fraction-spelling", '{"a":1.0}', '{"a":1.00}'), ("key-order", '{"b":1,"a":2}', '{"a":2,"b":1}')]
 _TERMINAL_INTENT = {
     ("splash-v5", "negative-zero"): OBS,
     ("splash-v5", "integer-then-float"): OBS,
@@ -487,28 +253,13 @@ def _terminal_case(profile: str, name: str, first: str, second: str) -> Case:
         f"journal.terminal-equality.{label}.{name}",
         "WJ-6",
         f"probe row: terminal {first} then {second} ({profile}); the stored payload never changes",
-        [
-            s("admit", request="add", grant="math"),
-            s("observe", request="add", grant="math", status=succeeded(first)),
-            s(
-                "observe",
-                _TERMINAL_INTENT[(profile, name)],
-                request="add",
-                grant="math",
-                status=succeeded(second),
-            ),
-            s("record", operation_key="release-42-add"),
-        ],
+        [s("admit", request="add", grant="math"), s("observe", request="add", grant="math", status=succeeded(first)), s("observe", _TERMINAL_INTENT[(profile, name)], request="add", grant="math", status=succeeded(second)), s("record", operation_key="release-42-add")],
         flags,
         profile=profile,
     )
 
 
-TERMINAL_EQUALITY = [
-    _terminal_case(profile, name, first, second)
-    for profile in ("splash-v5", "splash-v5-f64")
-    for name, first, second in _TERMINAL_ROWS
-]
+TERMINAL_EQUALITY = [_terminal_case(profile, name, first, second) for profile in ("splash-v5", "splash-v5-f64") for name, first, second in _TERMINAL_ROWS]
 
 RECONCILIATION = [
     _case(
@@ -519,34 +270,17 @@ RECONCILIATION = [
             s("admit", request="add", grant="math"),
             s("validate_reconciliation", request="rec", grant="math"),
             s("validate_reconciliation", "unknown_operation", request="rec-unknown", grant="math"),
-            s(
-                "validate_reconciliation",
-                "operation_identity_mismatch",
-                request="rec-sub",
-                grant="math-sub",
-            ),
-            s(
-                "observe_reconciliation",
-                "unknown_operation",
-                request="rec-unknown",
-                grant="math",
-                status=BODY_200,
-            ),
+            s("validate_reconciliation", "operation_identity_mismatch", request="rec-sub", grant="math-sub"),
+            s("observe_reconciliation", "unknown_operation", request="rec-unknown", grant="math", status=BODY_200),
             s("observe_reconciliation", request="rec", grant="math", status=RUNNING),
             s("observe_reconciliation", request="rec", grant="math", status=RUNNING),
-            s(
-                "observe_reconciliation",
-                "output_too_large",
-                request="rec",
-                grant="math",
-                status=BODY_200,
-            ),
+            s("observe_reconciliation", "output_too_large", request="rec", grant="math", status=BODY_200),
             s("observe_reconciliation", request="rec", grant="math", status=TOTAL_42),
             s("observe_reconciliation", request="rec", grant="math", status=TOTAL_42),
             s("observe_reconciliation", OBS, request="rec", grant="math", status=failed("late")),
         ],
         ORDER,
-    ),
+    )
 ]
 
 COMPENSATION = [
@@ -556,27 +290,12 @@ COMPENSATION = [
         "edge case 33: compensation is refused while the original is pending or running, admitted after success; its own terminal state is final",
         [
             s("admit", request="add", grant="math"),
-            s(
-                "admit_compensation",
-                "compensation_requires_succeeded_operation",
-                request="undo",
-                grant="math",
-            ),
+            s("admit_compensation", "compensation_requires_succeeded_operation", request="undo", grant="math"),
             s("observe", request="add", grant="math", status=RUNNING),
-            s(
-                "admit_compensation",
-                "compensation_requires_succeeded_operation",
-                request="undo",
-                grant="math",
-            ),
+            s("admit_compensation", "compensation_requires_succeeded_operation", request="undo", grant="math"),
             s("observe", request="add", grant="math", status=TOTAL_42),
             s("admit_compensation", request="undo", grant="math"),
-            s(
-                "observe_compensation",
-                request="undo",
-                grant="math",
-                status=succeeded('{"undone":true}'),
-            ),
+            s("observe_compensation", request="undo", grant="math", status=succeeded('{"undone":true}')),
             s("observe_compensation", CMP_OBS, request="undo", grant="math", status=failed("late")),
         ],
         TERMINAL,
@@ -588,20 +307,10 @@ COMPENSATION = [
         [
             s("admit", request="add", grant="math"),
             s("observe", request="add", grant="math", status=failed("no")),
-            s(
-                "admit_compensation",
-                "compensation_requires_succeeded_operation",
-                request="undo",
-                grant="math",
-            ),
+            s("admit_compensation", "compensation_requires_succeeded_operation", request="undo", grant="math"),
             s("admit", request="other-key", grant="math"),
             s("observe", request="other-key", grant="math", status=CANCELLED),
-            s(
-                "admit_compensation",
-                "compensation_requires_succeeded_operation",
-                request="undo-other-key-op",
-                grant="math",
-            ),
+            s("admit_compensation", "compensation_requires_succeeded_operation", request="undo-other-key-op", grant="math"),
         ],
     ),
     _case(
@@ -615,25 +324,10 @@ COMPENSATION = [
             s("admit_compensation", request="undo", grant="math"),
             s("admit_compensation", request="undo-spaced", grant="math"),
             s("observe_compensation", request="undo", grant="math", status=RUNNING),
-            s(
-                "observe_compensation",
-                request="undo-spaced",
-                grant="math",
-                status=succeeded('{"undone":true}'),
-            ),
+            s("observe_compensation", request="undo-spaced", grant="math", status=succeeded('{"undone":true}')),
             s("admit_compensation", request="undo", grant="math"),
-            s(
-                "admit_compensation",
-                "compensation_identity_mismatch",
-                request="undo-changed",
-                grant="math",
-            ),
-            s(
-                "admit_compensation",
-                "operation_journal_scope_mismatch",
-                request="undo-wrong-scope",
-                grant="math",
-            ),
+            s("admit_compensation", "compensation_identity_mismatch", request="undo-changed", grant="math"),
+            s("admit_compensation", "operation_journal_scope_mismatch", request="undo-wrong-scope", grant="math"),
         ],
         ONE_UNDO,
     ),
@@ -645,44 +339,14 @@ COMPENSATION = [
             s("admit", request="add", grant="math"),
             s("observe", request="add", grant="math", status=TOTAL_42),
             s("admit_compensation", request="undo", grant="math"),
-            s(
-                "admit_compensation",
-                "compensation_identity_mismatch",
-                request="undo-other-key",
-                grant="math",
-            ),
-            s(
-                "admit_compensation",
-                "compensation_tool_mismatch",
-                request="undo-other-tool",
-                grant="math-sub",
-            ),
+            s("admit_compensation", "compensation_identity_mismatch", request="undo-other-key", grant="math"),
+            s("admit_compensation", "compensation_tool_mismatch", request="undo-other-tool", grant="math-sub"),
             s("admit_compensation", "unknown_operation", request="undo-unknown-op", grant="math"),
-            s(
-                "admit_compensation",
-                "operation_journal_scope_mismatch",
-                request="undo-wrong-scope-unknown-op",
-                grant="math",
-            ),
+            s("admit_compensation", "operation_journal_scope_mismatch", request="undo-wrong-scope-unknown-op", grant="math"),
         ],
         ("ScopeIsolation", *ONE_UNDO),
     ),
-    _case(
-        "journal.edge-36.observe-compensation-before-admission",
-        "WJ-14",
-        "edge case 36",
-        [
-            s("admit", request="add", grant="math"),
-            s("observe", request="add", grant="math", status=TOTAL_42),
-            s(
-                "observe_compensation",
-                "unknown_compensation",
-                request="undo",
-                grant="math",
-                status=RUNNING,
-            ),
-        ],
-    ),
+    _case("journal.edge-36.observe-compensation-before-admission", "WJ-14", "edge case 36", [s("admit", request="add", grant="math"), s("observe", request="add", grant="math", status=TOTAL_42), s("observe_compensation", "unknown_compensation", request="undo", grant="math", status=RUNNING)]),
     _case(
         "journal.observe-compensation-check-order",
         "WJ-14",
@@ -690,49 +354,13 @@ COMPENSATION = [
         [
             s("admit", request="add", grant="math"),
             s("observe", request="add", grant="math", status=TOTAL_42),
-            s(
-                "observe_compensation",
-                "invalid_operation_failure",
-                request="undo-wrong-scope-unknown-op",
-                grant="math",
-                status=failed(""),
-            ),
-            s(
-                "observe_compensation",
-                "operation_journal_scope_mismatch",
-                request="undo-wrong-scope-unknown-op",
-                grant="math",
-                status=RUNNING,
-            ),
-            s(
-                "observe_compensation",
-                "unknown_operation",
-                request="undo-unknown-op",
-                grant="math",
-                status=RUNNING,
-            ),
-            s(
-                "observe_compensation",
-                "compensation_tool_mismatch",
-                request="undo-other-tool",
-                grant="math-sub",
-                status=RUNNING,
-            ),
-            s(
-                "observe_compensation",
-                "unknown_compensation",
-                request="undo",
-                grant="math",
-                status=RUNNING,
-            ),
+            s("observe_compensation", "invalid_operation_failure", request="undo-wrong-scope-unknown-op", grant="math", status=failed("")),
+            s("observe_compensation", "operation_journal_scope_mismatch", request="undo-wrong-scope-unknown-op", grant="math", status=RUNNING),
+            s("observe_compensation", "unknown_operation", request="undo-unknown-op", grant="math", status=RUNNING),
+            s("observe_compensation", "compensation_tool_mismatch", request="undo-other-tool", grant="math-sub", status=RUNNING),
+            s("observe_compensation", "unknown_compensation", request="undo", grant="math", status=RUNNING),
             s("admit_compensation", request="undo", grant="math"),
-            s(
-                "observe_compensation",
-                "compensation_identity_mismatch",
-                request="undo-other-key",
-                grant="math",
-                status=RUNNING,
-            ),
+            s("observe_compensation", "compensation_identity_mismatch", request="undo-other-key", grant="math", status=RUNNING),
         ],
         ORDER,
     ),
@@ -744,19 +372,8 @@ COMPENSATION = [
             s("admit", request="add", grant="math"),
             s("observe", request="add", grant="math", status=TOTAL_42),
             s("admit_compensation", request="undo", grant="math"),
-            s(
-                "admit_compensation",
-                "compensation_identity_mismatch",
-                request="undo-new-grant",
-                grant="math",
-            ),
-            s(
-                "observe_compensation",
-                "compensation_identity_mismatch",
-                request="undo-new-grant",
-                grant="math",
-                status=RUNNING,
-            ),
+            s("admit_compensation", "compensation_identity_mismatch", request="undo-new-grant", grant="math"),
+            s("observe_compensation", "compensation_identity_mismatch", request="undo-new-grant", grant="math", status=RUNNING),
         ],
         ONE_UNDO,
     ),
@@ -780,23 +397,15 @@ COMPENSATION = [
         [
             s("admit", request="echo", grant="echo"),
             s("observe", request="echo", grant="echo", status=succeeded("done", "text")),
-            s(
-                "admit_compensation",
-                request="echo-undo",
-                grant="echo",
-                checkpoint="compensation-pending",
-            ),
-            s(
-                "observe_compensation",
-                request="echo-undo",
-                grant="echo",
-                status=succeeded("undone", "text"),
-            ),
+            s("admit_compensation", request="echo-undo", grant="echo", checkpoint="compensation-pending"),
+            s("observe_compensation", request="echo-undo", grant="echo", status=succeeded("undone", "text")),
         ],
         PROBE,
         ON_PROBE_TENANT,
     ),
 ]
+# fmt: on
+
 
 NOTES = [
     Flag(
