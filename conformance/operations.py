@@ -83,6 +83,21 @@ def expected(name: str, args: Mapping[str, Any]) -> dict[str, Any]:
         return failure
 
 
+def raising(function: Operation) -> Operation:
+    """Adapt a function that reports failure as ``{"error": code, "details"?}`` (the vector
+    form) to an operation that raises the registered error class instead."""
+    from rescind.reference.errors import error_registry
+
+    def wrapped(args: Mapping[str, Any]) -> dict[str, Any]:
+        result = function(args)
+        if "error" in result:
+            details = result.get("details", {})
+            raise error_registry()[result["error"]](**details)
+        return result
+
+    return wrapped
+
+
 def arg(args: Mapping[str, Any], key: str, kind: type | tuple[type, ...]) -> Any:
     """A required argument of the given JSON type, or ``bad_request``."""
     value = args.get(key)

@@ -49,6 +49,19 @@ BINDINGS: dict[str, TopicBinding] = {
                 "storage-cas-trace": "storage.trace",
             },
         ),
+        TopicBinding("journal-traces", "journal", op="journal.trace"),
+        TopicBinding("journal-codec", "journal", op="journal.load"),
+        TopicBinding("authorizer-traces", "authorizer", op="authorizer.trace"),
+        TopicBinding(
+            "frames",
+            "frames",
+            group_ops={
+                "message-line": "frames.message",
+                "frame-tag": "frames.tag",
+                "frame-trace": "frames.trace",
+                "bootstrap": "frames.bootstrap",
+            },
+        ),
     )
 }
 

@@ -56,6 +56,16 @@ NOTES = (
 )
 
 
+RULES = {
+    "agentctl-run": "SG-34",
+    "agentctl-task": "SG-34",
+    "agentctl-effect": "SG-1",
+    "casehub-case": "SG-41",
+    "casehub-work-item": "SG-60",
+    "casehub-compensation-status": "SG-62",
+}
+
+
 def _lower(value: Any) -> str:
     return str(value.value)
 
@@ -94,11 +104,7 @@ def _transition(table: StateTable[Any], state: Any, trigger: str, target: Any) -
     except RescindError as error:
         expected, result = {"error": error.code}, "invalid"
     comment = f"{table.name}: {trigger} in {_lower(state)}"
-    rule = "SG-41" if table is CASE_TABLE else "SG-1" if "effect" in table.name else "SG-60"
-    if table.name.startswith("agentctl-") and "effect" not in table.name:
-        rule = "SG-23"
-    if table.name == "casehub-compensation-status":
-        rule = "SG-62"
+    rule = RULES[table.name]
     return VectorTest(test_id, rule, comment, body, expected, result, tuple(flags))
 
 

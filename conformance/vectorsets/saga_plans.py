@@ -799,6 +799,30 @@ EXECUTION_CASES: list[tuple[str, str, str, tuple[str, ...], dict[str, Any], str]
         "valid",
     ),
     (
+        "run.generated-workflow",
+        "SG-23",
+        "the generated compensation workflow: plan order, no needs, continue on failure, "
+        "declared retry and timeout or 120 s, one worker, lineage input, manual onFailure",
+        (),
+        lineage_steps(
+            s1(
+                compensate={
+                    "uses": "action:restore",
+                    "with": {"path": "{{ inputs.path }}"},
+                    "retry": {"maxAttempts": 3, "backoffMs": 100},
+                    "timeoutSeconds": 30,
+                }
+            )
+            | {
+                "workflow": "deploy",
+                "inputs": {"path": "a.txt"},
+                "compensation": {"onFailure": "automatic", "approval": "always"},
+            },
+            [_compensate(), {"do": "workflow", "runId": "cmp-1"}],
+        ),
+        "valid",
+    ),
+    (
         "run.ag-s19.retry-after-compensation",
         "SG-30",
         "AG-S19: a failed-only retry is incompatible; restarting from first is compatible",

@@ -1,0 +1,18 @@
+"""Operations of capabilities ``journal`` and ``authorizer`` (whole traces, one request
+each; the result holds one outcome per step) and ``frames``."""
+
+from __future__ import annotations
+
+from rescind.conformance.operations import operation, raising
+from rescind.conformance.vectorsets import frames as frame_vectors
+from rescind.conformance.vectorsets import journal_codec
+from rescind.reference import frame_trace
+from rescind.reference.worker import trace as worker_trace
+
+operation("journal.trace", capability="journal")(worker_trace.run_trace)
+operation("journal.load", capability="journal")(raising(journal_codec.run))
+operation("authorizer.trace", capability="authorizer")(worker_trace.run_trace)
+operation("frames.message", capability="frames")(raising(frame_vectors.run_message))
+operation("frames.tag", capability="frames")(raising(frame_vectors.run_tag))
+operation("frames.trace", capability="frames")(frame_trace.run_frame_trace)
+operation("frames.bootstrap", capability="frames")(raising(frame_vectors.run_bootstrap))
