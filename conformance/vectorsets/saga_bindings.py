@@ -11,9 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from rescind.conformance.vectorformat import Flag, VectorFile, VectorGroup, VectorTest
-from rescind.reference.errors import RescindError
-from rescind.reference.saga.bindings import compensation_order, load_definition, validate_bindings
-from rescind.reference.saga.loading import read_definition
+from rescind.reference.saga.documents import BindingSetRefused, validate_document
 
 TOPIC = "saga-bindings"
 
@@ -207,19 +205,10 @@ CASES: list[tuple[str, str, str, tuple[str, ...], dict[str, Any], str]] = [
 
 
 def _expected(document: dict[str, Any]) -> tuple[dict[str, Any], str]:
-    definition = read_definition(document)
-    report = validate_bindings(definition)
-    findings = [finding.to_json() for finding in report.findings]
     try:
-        load_definition(definition)
-    except RescindError as error:
-        return {"error": error.code, "findings": findings}, "invalid"
-    parsed = [
-        {"name": b.name, "compensate": b.compensate, "compensation": b.compensation}
-        for b in definition.bindings
-    ]
-    order = compensation_order(definition).to_json()
-    return {"findings": findings, "bindings": parsed, "order": order}, "valid"
+        return validate_document(document), "valid"
+    except BindingSetRefused as refused:
+        return {"error": refused.error.code, "findings": refused.findings}, "invalid"
 
 
 def _vector(case: tuple[str, str, str, tuple[str, ...], dict[str, Any], str]) -> VectorTest:

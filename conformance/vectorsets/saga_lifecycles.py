@@ -9,21 +9,25 @@ value is one result per step, ``{"error": code}`` when a step is refused.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rescind.conformance.vectorformat import Flag, VectorFile, VectorGroup, VectorTest
 from rescind.reference.errors import RescindError
-from rescind.reference.saga.effects import Effect, EffectClass
+from rescind.reference.saga.documents import (
+    case_document,
+    classify_document,
+    reconcile_document,
+    transition_document,
+    work_item_document,
+)
 from rescind.reference.saga.lifecycles import (
     ALL_TABLES,
-    CASE_ACTIVE_EARLIER,
     CASE_TABLE,
     EffectStatus,
     ReconciliationStatus,
     StateTable,
 )
-from rescind.reference.saga.reconciliation import EffectRegistry, Overlay, reconcile
-from rescind.reference.saga.scenarios import run_case, run_work_items
 
 TOPIC = "saga-lifecycles"
 
@@ -99,10 +103,7 @@ def _transition(table: StateTable[Any], state: Any, trigger: str, target: Any) -
         flags.append("AssumedTransition")
     if any((item.source, trigger) == (state, "compensate") for item in table.exceptions):
         flags.append("DocumentedException")
-    try:
-        expected, result = {"state": _lower(table.fire(state, trigger, target))}, "valid"
-    except RescindError as error:
-        expected, result = {"error": error.code}, "invalid"
+    expected, result = _answer(transition_document, body)
     comment = f"{table.name}: {trigger} in {_lower(state)}"
     rule = RULES[table.name]
     return VectorTest(test_id, rule, comment, body, expected, result, tuple(flags))
@@ -112,24 +113,25 @@ def _classifications() -> list[VectorTest]:
     tests = []
     for table in ALL_TABLES:
         for state in table.states:
-            expected: dict[str, Any] = {
-                "terminal": state in table.terminal,
-                "final": state in table.final,
-                "active": None if table.active is None else state in table.active,
-            }
-            flags: tuple[str, ...] = ()
-            if table is CASE_TABLE:
-                expected["activeEarlier"] = state in CASE_ACTIVE_EARLIER
-                if state in {item.source for item in table.exceptions}:
-                    flags = ("DocumentedException",)
-            test_id = f"classify.{table.name}.{_lower(state)}".lower().replace("_", "-")
-            rule = (
-                "SG-40" if table is CASE_TABLE else "SG-60" if "casehub" in table.name else "SG-1"
-            )
             body = {"lifecycle": table.name, "state": _lower(state)}
+            flags: tuple[str, ...] = ()
+            if state in {item.source for item in table.exceptions}:
+                flags = ("DocumentedException",)
+            test_id = f"classify.{table.name}.{_lower(state)}".lower().replace("_", "-")
+            rule = "SG-40" if table is CASE_TABLE else RULES[table.name]
             comment = f"{table.name}: how {_lower(state)} is classified"
+            expected = classify_document(body)
             tests.append(VectorTest(test_id, rule, comment, body, expected, "valid", flags))
     return tests
+
+
+def _answer(
+    compute: Callable[[dict[str, Any]], dict[str, Any]], body: dict[str, Any]
+) -> tuple[dict[str, Any], str]:
+    try:
+        return compute(body), "valid"
+    except RescindError as error:
+        return {"error": error.code}, "invalid"
 
 
 _HISTORIES: dict[str, list[str]] = {
@@ -137,25 +139,6 @@ _HISTORIES: dict[str, list[str]] = {
     "not_applied": ["not_applied"],
     "compensated": ["applied", "compensated"],
 }
-
-
-def _reconcile_world(raw: EffectStatus, confirmed: bool) -> tuple[EffectRegistry, Overlay]:
-    effect = Effect("e", "src", "t", raw, EffectClass.WORKSPACE, confirmed)
-    inverse = Effect("c", "src", "u", EffectStatus.SUCCEEDED, EffectClass.WORKSPACE, True)
-    return EffectRegistry({"e": effect, "c": inverse}), Overlay()
-
-
-def _apply(registry: EffectRegistry, overlay: Overlay, status: str) -> Overlay:
-    return reconcile(
-        overlay,
-        registry,
-        effect_id="e",
-        status=ReconciliationStatus(status),
-        actor="operator",
-        reason="vector",
-        result_json="{}",
-        compensation_effect_id="c",
-    )
 
 
 def _reconciliations() -> list[VectorTest]:
@@ -176,15 +159,7 @@ def _reconciliation(
     raw: EffectStatus, confirmed: bool, history: list[str], status: str, rule: str
 ) -> VectorTest:
     body = {"raw": raw.value, "confirmed": confirmed, "history": history, "status": status}
-    registry, overlay = _reconcile_world(raw, confirmed)
-    for previous in history:
-        overlay = _apply(registry, overlay, previous)
-    try:
-        overlay = _apply(registry, overlay, status)
-        expected: dict[str, Any] = {"latest": overlay.latest_status("e")}
-        result = "valid"
-    except RescindError as error:
-        expected, result = {"error": error.code}, "invalid"
+    expected, result = _answer(reconcile_document, body)
     after = "-".join(history) or "first"
     ok = "confirmed" if confirmed else "unconfirmed"
     test_id = f"reconcile.{raw.value}.{ok}.{after}.{status}".replace("_", "-")
@@ -571,9 +546,9 @@ def _scenario_vector(
     case: tuple[str, str, str, tuple[str, ...], dict[str, Any], list[dict[str, Any]]], kind: str
 ) -> VectorTest:
     test_id, rule, comment, flags, start, steps = case
-    runner = run_case if kind == "case" else run_work_items
+    compute = case_document if kind == "case" else work_item_document
     body = {"start": start, "steps": steps}
-    expected = {"results": runner(start, steps)}
+    expected = compute(body)
     return VectorTest(test_id, rule, comment, body, expected, "valid", flags)
 
 

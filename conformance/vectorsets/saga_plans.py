@@ -12,11 +12,7 @@ from typing import Any
 
 from rescind.conformance.vectorformat import Flag, VectorFile, VectorGroup, VectorTest
 from rescind.reference.errors import RescindError
-from rescind.reference.saga.declarations import check_compensation, expand
-from rescind.reference.saga.execution import plan_exit_status
-from rescind.reference.saga.loading import read_lineage, read_workflow
-from rescind.reference.saga.planner import plan_compensation
-from rescind.reference.saga.scenarios import run_agentctl
+from rescind.reference.saga.documents import declare_document, plan_document, run_document
 
 TOPIC = "saga-plans"
 
@@ -519,31 +515,6 @@ PLAN_CASES: list[tuple[str, str, str, tuple[str, ...], dict[str, Any], str]] = [
         "invalid",
     ),
 ]
-
-
-def _plan(document: dict[str, Any]) -> dict[str, Any]:
-    lineage, selection = read_lineage(document)
-    _, plan = plan_compensation(lineage, selection)
-    body = plan.to_json()
-    body["agentctlExit"] = plan_exit_status(plan).value
-    return body
-
-
-def _steps(document: dict[str, Any]) -> dict[str, Any]:
-    lineage, _ = read_lineage(document["lineage"])
-    return {"results": run_agentctl(lineage, document["steps"])}
-
-
-def _declarations(document: dict[str, Any]) -> dict[str, Any]:
-    workflow = read_workflow(document["workflow"])
-    expanded = expand(workflow)
-    return {
-        "diagnostics": [diagnostic.to_json() for diagnostic in check_compensation(workflow)],
-        "expanded": [
-            {"id": item.task_id, "compensate": item.compensate is not None}
-            for item in expanded.tasks
-        ],
-    }
 
 
 def _vector(
@@ -1139,10 +1110,10 @@ def build() -> VectorFile:
         ),
         notes=NOTES,
         groups=(
-            VectorGroup("plan", tuple(_vector(_plan, case) for case in PLAN_CASES)),
-            VectorGroup("run", tuple(_vector(_steps, case) for case in EXECUTION_CASES)),
+            VectorGroup("plan", tuple(_vector(plan_document, case) for case in PLAN_CASES)),
+            VectorGroup("run", tuple(_vector(run_document, case) for case in EXECUTION_CASES)),
             VectorGroup(
-                "declare", tuple(_vector(_declarations, case) for case in DECLARATION_CASES)
+                "declare", tuple(_vector(declare_document, case) for case in DECLARATION_CASES)
             ),
         ),
         test_schema=_SCHEMA,

@@ -39,9 +39,9 @@ class EffectClass(enum.Enum):
         return self.value not in IRRELEVANT_EFFECT_CLASSES
 
 
-def _positive(_: object, attribute: object, value: int) -> None:
+def _positive(_: object, attribute: attrs.Attribute[int], value: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise SagaInvalidInput(field=getattr(attribute, "name", "attempt"), reason="must be >= 1")
+        raise SagaInvalidInput(field=attribute.name, reason="must be >= 1")
 
 
 @attrs.frozen

@@ -7,6 +7,7 @@ always be named in an error detail without being redacted. The agentctl wildcard
 
 from __future__ import annotations
 
+import attrs
 from rescind.reference.saga.errors import SagaInvalidInput
 from rescind.reference.tokens import is_token
 
@@ -21,12 +22,13 @@ def require_identifier(field: str, value: object) -> str:
     return value
 
 
-def check_identifier(_: object, attribute: object, value: object) -> None:
+def check_identifier(_: object, attribute: attrs.Attribute[str], value: str) -> None:
     """attrs validator form of :func:`require_identifier`."""
-    require_identifier(getattr(attribute, "name", "id"), value)
+    require_identifier(attribute.name, value)
 
 
-def check_identifiers(_: object, attribute: object, values: tuple[object, ...]) -> None:
-    name = getattr(attribute, "name", "ids")
+def check_identifiers(
+    _: object, attribute: attrs.Attribute[tuple[str, ...]], values: tuple[str, ...]
+) -> None:
     for value in values:
-        require_identifier(name, value)
+        require_identifier(attribute.name, value)

@@ -201,6 +201,11 @@ def _rows(
     return tuple(Transition(source, trigger, target, evidence) for source in sources)
 
 
+def _fan(source: TaskState, *targets: TaskState) -> tuple[Transition[TaskState], ...]:
+    """agentctl names no task triggers; the trigger is the target state's name."""
+    return tuple(Transition(source, target.value, target, "code") for target in targets)
+
+
 # --- agentctl run and task ---------------------------------------------------------------
 
 _R = RunState
@@ -226,27 +231,14 @@ TASK_TABLE: StateTable[TaskState] = StateTable(
     initial=frozenset({_T.PENDING}),
     terminal=frozenset({_T.SUCCEEDED, _T.FAILED, _T.SKIPPED, _T.CANCELLED}),
     final=frozenset({_T.SUCCEEDED, _T.FAILED, _T.SKIPPED, _T.CANCELLED}),
-    transitions=tuple(
-        Transition(source, target.value, target, "code")
-        for source, targets in (
-            (_T.PENDING, (_T.READY, _T.SKIPPED, _T.CANCELLED)),
-            (_T.READY, (_T.RUNNING, _T.CANCELLED)),
-            (
-                _T.RUNNING,
-                (
-                    _T.WAITING_FOR_APPROVAL,
-                    _T.WAITING_FOR_EFFECT,
-                    _T.SUCCEEDED,
-                    _T.FAILED,
-                    _T.RETRY_SCHEDULED,
-                    _T.CANCELLED,
-                ),
-            ),
-            (_T.WAITING_FOR_APPROVAL, (_T.RUNNING, _T.FAILED, _T.CANCELLED)),
-            (_T.WAITING_FOR_EFFECT, (_T.RUNNING, _T.FAILED, _T.CANCELLED)),
-            (_T.RETRY_SCHEDULED, (_T.READY, _T.CANCELLED)),
-        )
-        for target in targets
+    transitions=(
+        *_fan(_T.PENDING, _T.READY, _T.SKIPPED, _T.CANCELLED),
+        *_fan(_T.READY, _T.RUNNING, _T.CANCELLED),
+        *_fan(_T.RUNNING, _T.WAITING_FOR_APPROVAL, _T.WAITING_FOR_EFFECT, _T.SUCCEEDED),
+        *_fan(_T.RUNNING, _T.FAILED, _T.RETRY_SCHEDULED, _T.CANCELLED),
+        *_fan(_T.WAITING_FOR_APPROVAL, _T.RUNNING, _T.FAILED, _T.CANCELLED),
+        *_fan(_T.WAITING_FOR_EFFECT, _T.RUNNING, _T.FAILED, _T.CANCELLED),
+        *_fan(_T.RETRY_SCHEDULED, _T.READY, _T.CANCELLED),
     ),
 )
 
@@ -275,19 +267,14 @@ EFFECT_TABLE: StateTable[EffectStatus] = StateTable(
 
 _REC = ReconciliationStatus
 
+_UNSETTLED = frozenset(
+    (status, confirmed) for status in (_E.STARTED, _E.UNCERTAIN) for confirmed in (False, True)
+)
 FIRST_RECONCILIATION: Mapping[ReconciliationStatus, frozenset[tuple[EffectStatus, bool]]] = (
     MappingProxyType(
         {
-            _REC.APPLIED: frozenset(
-                (status, confirmed)
-                for status in (_E.STARTED, _E.UNCERTAIN)
-                for confirmed in (False, True)
-            ),
-            _REC.NOT_APPLIED: frozenset(
-                (status, confirmed)
-                for status in (_E.STARTED, _E.UNCERTAIN)
-                for confirmed in (False, True)
-            ),
+            _REC.APPLIED: _UNSETTLED,
+            _REC.NOT_APPLIED: _UNSETTLED,
             _REC.COMPENSATED: frozenset({(_E.SUCCEEDED, True)}),
         }
     )
@@ -447,16 +434,15 @@ CASE_TABLE: StateTable[CaseStatus] = StateTable(
 # --- CaseHub work item -----------------------------------------------------------------------
 
 _W = WorkItemStatus
+_W_DONE = frozenset(
+    {_W.COMPLETED, _W.REJECTED, _W.FAULTED, _W.CANCELLED, _W.EXPIRED, _W.ESCALATED, _W.OBSOLETE}
+)
 WORK_ITEM_TABLE: StateTable[WorkItemStatus] = StateTable(
     name="casehub-work-item",
     states=tuple(WorkItemStatus),
     initial=frozenset({_W.PENDING}),
-    terminal=frozenset(
-        {_W.COMPLETED, _W.REJECTED, _W.FAULTED, _W.CANCELLED, _W.EXPIRED, _W.ESCALATED, _W.OBSOLETE}
-    ),
-    final=frozenset(
-        {_W.COMPLETED, _W.REJECTED, _W.FAULTED, _W.CANCELLED, _W.EXPIRED, _W.ESCALATED, _W.OBSOLETE}
-    ),
+    terminal=_W_DONE,
+    final=_W_DONE,
     active=frozenset({_W.PENDING, _W.ASSIGNED, _W.IN_PROGRESS, _W.DELEGATED, _W.SUSPENDED}),
     transitions=(
         *_rows("test", "claim", (_W.PENDING,), _W.ASSIGNED),

@@ -55,12 +55,20 @@ class Reconciliation:
     format_version: int = FORMAT_VERSION
 
 
+def _frozen_effects(value: Mapping[str, Effect]) -> Mapping[str, Effect]:
+    return MappingProxyType(dict(value))
+
+
+def _frozen_text(value: Mapping[str, str]) -> Mapping[str, str]:
+    return MappingProxyType(dict(value))
+
+
 @attrs.frozen
 class EffectRegistry:
     """Every known effect, and which runs are compensation runs of which source run."""
 
-    effects: Mapping[str, Effect] = attrs.field(converter=MappingProxyType, factory=dict)
-    compensation_sources: Mapping[str, str] = attrs.field(converter=MappingProxyType, factory=dict)
+    effects: Mapping[str, Effect] = attrs.field(converter=_frozen_effects, factory=dict)
+    compensation_sources: Mapping[str, str] = attrs.field(converter=_frozen_text, factory=dict)
     """compensation run id -> source run id."""
 
     def effect(self, effect_id: str) -> Effect:

@@ -1,0 +1,118 @@
+"""CaseHub work-item compensation: a new linked item, never a change to the original's status.
+
+``compensate`` checks, in order: the original exists, is COMPLETED, has no compensation activity
+yet, and is not itself a compensating item (a compensation is a pair, never a chain). It then
+marks the original COMPENSATING (its status stays COMPLETED) and creates a PENDING item linked
+through ``compensates``. When that item completes, the original becomes COMPENSATED. If the
+compensating item ends any other terminal way, nothing resets the original: it stays
+COMPENSATING and a new ``compensate`` is refused (a known upstream dead end, reported by the
+model as ``workitem-compensator-not-completed``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+from rescind.reference.saga.errors import (
+    CompensationAlreadyActive,
+    CompensatorNotCompensable,
+    WorkItemNotCompleted,
+    WorkItemNotFound,
+)
+from rescind.reference.saga.identifiers import check_identifier
+from rescind.reference.saga.lifecycles import (
+    COMPENSATION_STATUS_TABLE,
+    WORK_ITEM_TABLE,
+    CompensationStatus,
+    WorkItemStatus,
+)
+
+SYSTEM_ACTOR = "system"
+
+
+@attrs.frozen
+class WorkItem:
+    item_id: str = attrs.field(validator=check_identifier)
+    status: WorkItemStatus = WorkItemStatus.PENDING
+    compensation_status: CompensationStatus = CompensationStatus.NONE
+    compensates: str | None = None
+    """The original this item compensates (upstream ``compensatesWorkItemId``)."""
+    suspended_from: WorkItemStatus | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.item_id,
+            "status": self.status.value,
+            "compensationStatus": self.compensation_status.value,
+            "compensates": self.compensates,
+        }
+
+
+@attrs.frozen
+class Audit:
+    item_id: str
+    kind: str
+    actor: str
+
+
+@attrs.frozen
+class WorkItems:
+    items: tuple[WorkItem, ...] = ()
+    audits: tuple[Audit, ...] = ()
+
+    def get(self, item_id: str) -> WorkItem:
+        for item in self.items:
+            if item.item_id == item_id:
+                return item
+        raise WorkItemNotFound(item_id=item_id)
+
+    def _put(self, item: WorkItem, *audits: Audit) -> WorkItems:
+        known = any(other.item_id == item.item_id for other in self.items)
+        items = (
+            tuple(item if other.item_id == item.item_id else other for other in self.items)
+            if known
+            else (*self.items, item)
+        )
+        return WorkItems(items, (*self.audits, *audits))
+
+    def compensate(self, original_id: str, *, new_id: str, triggered_by: str) -> WorkItems:
+        original = self.get(original_id)
+        if original.status is not WorkItemStatus.COMPLETED:
+            raise WorkItemNotCompleted(item_id=original_id, status=original.status.value.lower())
+        if original.compensation_status is not CompensationStatus.NONE:
+            raise CompensationAlreadyActive(item_id=original_id)
+        if original.compensates is not None:
+            raise CompensatorNotCompensable(item_id=original_id)
+        marked = attrs.evolve(
+            original,
+            compensation_status=COMPENSATION_STATUS_TABLE.fire(
+                original.compensation_status, "compensate"
+            ),
+        )
+        store = self._put(marked, Audit(original_id, "COMPENSATION_STARTED", triggered_by))
+        return store._put(WorkItem(new_id, compensates=original_id))
+
+    def apply(self, item_id: str, trigger: str) -> WorkItems:
+        """A lifecycle trigger on one item; a completing compensator marks its original."""
+        item = self.get(item_id)
+        if trigger == "resume":
+            target = WORK_ITEM_TABLE.fire(item.status, trigger, item.suspended_from)
+            item = attrs.evolve(item, status=target, suspended_from=None)
+        else:
+            target = WORK_ITEM_TABLE.fire(item.status, trigger)
+            saved = item.status if target is WorkItemStatus.SUSPENDED else None
+            item = attrs.evolve(item, status=target, suspended_from=saved)
+        store = self._put(item)
+        if item.status is WorkItemStatus.COMPLETED and item.compensates is not None:
+            store = store._mark_compensated(item.compensates)
+        return store
+
+    def _mark_compensated(self, original_id: str) -> WorkItems:
+        # Unguarded upstream: whatever the current value, the original becomes COMPENSATED.
+        original = self.get(original_id)
+        status = COMPENSATION_STATUS_TABLE.fire(original.compensation_status, "mark_compensated")
+        return self._put(
+            attrs.evolve(original, compensation_status=status),
+            Audit(original_id, "COMPENSATION_COMPLETED", SYSTEM_ACTOR),
+        )

@@ -1,0 +1,150 @@
+"""``rescind saga plan|validate FILE``: try compensation cases by hand (format: docs/saga.md).
+
+``plan`` reads a described agentctl source run (its effects, reconciliations and earlier
+compensation runs) and prints the compensation plan: tasks in order, blocks, and whether it is
+executable and complete. ``validate`` reads a CaseHub binding set, prints its findings and the
+compensation order of its compensable bindings. Exit codes: 0 done (``validate``: no errors),
+1 ``validate`` found errors, 2 bad input (one line on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from rescind.cli import UsageError
+from rescind.reference.saga.bindings import BindingReport, compensation_order, validate_bindings
+from rescind.reference.saga.execution import plan_exit_status
+from rescind.reference.saga.loading import read_definition, read_lineage
+from rescind.reference.saga.planner import CompensationPlan, plan_compensation
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("saga", help="plan compensations and validate bindings")
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    plan = actions.add_parser("plan", help="print the compensation plan for a described run")
+    plan.add_argument("file", type=Path, help="JSON description of the source run")
+    plan.add_argument("--json", action="store_true", help="print the plan as JSON")
+    plan.set_defaults(handler=_plan)
+    validate = actions.add_parser("validate", help="validate a CaseHub binding set")
+    validate.add_argument("file", type=Path, help="JSON binding set")
+    validate.add_argument("--json", action="store_true", help="print the report as JSON")
+    validate.set_defaults(handler=_validate)
+
+
+def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [key for key, _ in pairs]
+    if len(set(keys)) != len(keys):
+        raise UsageError("a JSON object repeats a key")
+    return dict(pairs)
+
+
+def _reject_constant(name: str) -> Any:
+    raise UsageError(f"{name} is not JSON")
+
+
+def load_json(path: Path) -> Any:
+    """The parsed file, or a one-line UsageError (never a traceback)."""
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        raise UsageError(f"{path}: not UTF-8 text") from None
+    try:
+        return json.loads(
+            text, object_pairs_hook=_reject_duplicates, parse_constant=_reject_constant
+        )
+    except json.JSONDecodeError as error:
+        raise UsageError(f"{path}: invalid JSON at line {error.lineno}: {error.msg}") from None
+    except RecursionError:
+        raise UsageError(f"{path}: JSON nested too deeply") from None
+
+
+def _console() -> Console:
+    return Console(file=sys.stdout, highlight=False, soft_wrap=True, width=120)
+
+
+def _plan(args: argparse.Namespace) -> int:
+    lineage, selection = read_lineage(load_json(args.file))
+    _, plan = plan_compensation(lineage, selection)
+    if args.json:
+        body = plan.to_json()
+        body["agentctlExit"] = plan_exit_status(plan).value
+        print(json.dumps(body, indent=2, sort_keys=False))
+        return 0
+    _print_plan(plan)
+    return 0
+
+
+def _print_plan(plan: CompensationPlan) -> None:
+    console = _console()
+    title = f"Compensation plan for {plan.source_run_id}"
+    table = Table(title=title, title_justify="left")
+    for column in ("#", "source task", "compensation task", "action", "source effects"):
+        table.add_column(column)
+    for index, entry in enumerate(plan.tasks, 1):
+        effects = ", ".join(entry.source_effect_ids)
+        table.add_row(
+            str(index), entry.source_task_id, entry.compensation_task_id, entry.action, effects
+        )
+    console.print(table if plan.tasks else f"{title}: no compensation task")
+    if plan.blocked:
+        blocks = Table(title="Blocked", title_justify="left")
+        for column in ("task", "rule", "effect", "why"):
+            blocks.add_column(column)
+        for block in plan.blocked:
+            blocks.add_row(block.task_id, block.rule.value, block.effect_id or "-", block.message)
+        console.print(blocks)
+    already = ", ".join(plan.already_compensated_effects) or "none"
+    console.print(f"executable: {str(plan.executable).lower()}")
+    console.print(f"complete: {str(plan.complete).lower()}")
+    console.print(f"automatic: {str(plan.automatic).lower()}")
+    console.print(f"already compensated effects: {already}")
+    console.print(f"agentctl exit: {plan_exit_status(plan).value}")
+
+
+def _validate(args: argparse.Namespace) -> int:
+    definition = read_definition(load_json(args.file))
+    report = validate_bindings(definition)
+    order = compensation_order(definition).to_json() if report.valid else None
+    if args.json:
+        body = {
+            "valid": report.valid,
+            "findings": [finding.to_json() for finding in report.findings],
+            "order": order,
+        }
+        print(json.dumps(body, indent=2))
+    else:
+        _print_report(report, order)
+    return 0 if report.valid else 1
+
+
+def _print_report(report: BindingReport, order: dict[str, Any] | None) -> None:
+    console = _console()
+    if report.findings:
+        table = Table(title="Binding findings", title_justify="left")
+        for column in ("severity", "rule", "binding", "names"):
+            table.add_column(column)
+        for finding in report.findings:
+            shown = (
+                (*finding.names, finding.names[0])
+                if finding.rule.value.endswith("cycle")
+                else finding.names
+            )
+            names = " -> ".join(shown) if shown else "-"
+            table.add_row(finding.severity.value, finding.rule.value, finding.binding, names)
+        console.print(table)
+    console.print(f"valid: {str(report.valid).lower()}")
+    if order is None:
+        return
+    console.print("code order (one at a time): " + (", ".join(order["sequential"]) or "none"))
+    if order["batches"] is None:
+        console.print("batches: none (the produces/consumes graph has a cycle)")
+        return
+    for index, batch in enumerate(order["batches"], 1):
+        console.print(f"batch {index}: {', '.join(batch)}")

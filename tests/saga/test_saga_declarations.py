@@ -1,0 +1,144 @@
+"""SG-31..SG-33: compile-time checks of compensate declarations (AG-S15, AG-S16)."""
+
+from __future__ import annotations
+
+import pytest
+from rescind.reference.saga.declarations import (
+    CompileRule,
+    Structure,
+    TaskDefinition,
+    WorkflowDefinition,
+    check_compensation,
+    expand,
+)
+from rescind.reference.saga.errors import SagaInvalidInput
+from rescind.reference.saga.lifecycles import RunState
+from rescind.reference.saga.workflow import (
+    CompensateDeclaration,
+    RetryPolicy,
+    SourceRun,
+    SourceTask,
+)
+
+ACTIONS = (
+    ("write", "builtin.write"),
+    ("read", "builtin.read"),
+    ("assign", "builtin.assign"),
+    ("shell", "builtin.shell.exec"),
+    ("mcp", "mcp.call"),
+)
+
+
+def workflow(
+    *tasks: TaskDefinition, agents: tuple[tuple[str, tuple[str, ...]], ...] = ()
+) -> WorkflowDefinition:
+    return WorkflowDefinition(tasks, ACTIONS, agents)
+
+
+def task(uses: str = "action:write", undo: str = "action:write", **extra: object) -> TaskDefinition:
+    return TaskDefinition("t", uses=uses, compensate=CompensateDeclaration(uses=undo, **extra))  # type: ignore[arg-type]
+
+
+def found(definition: WorkflowDefinition) -> list[tuple[str, str, str]]:
+    return [(d.rule.value, d.code, d.subject) for d in check_compensation(definition)]
+
+
+def test_clean_declaration() -> None:
+    assert found(workflow(task())) == []
+    assert found(workflow(task(uses="action:shell", undo="action:mcp"))) == []
+
+
+def test_ag_s15_assign_with_read_inverse_reports_both() -> None:
+    assert found(workflow(task(uses="action:assign", undo="action:read"))) == [
+        ("no_mutating_effect", "UnsupportedCapability", ""),
+        ("action_not_effectful", "UnsupportedCapability", "read"),
+    ]
+
+
+def test_ag_s15_agent_cannot_be_inverse_and_missing_action() -> None:
+    assert found(workflow(task(undo="agent:x"))) == [
+        ("not_a_named_action", "UnsupportedCapability", "agent")
+    ]
+    assert found(workflow(task(undo="action:missing"))) == [
+        ("missing_action", "MissingReference", "missing")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("retry", "timeout", "field"),
+    [
+        (RetryPolicy(0, 0), None, "retry.maxattempts"),
+        (RetryPolicy(21, 0), None, "retry.maxattempts"),
+        (RetryPolicy(1, 60001), None, "retry.backoffms"),
+        (RetryPolicy(1, 0), 0, "timeoutseconds"),
+        (RetryPolicy(1, 0), 86401, "timeoutseconds"),
+    ],
+)
+def test_ag_s15_bounds(retry: RetryPolicy, timeout: int | None, field: str) -> None:
+    assert found(workflow(task(retry=retry, timeout_seconds=timeout))) == [
+        ("out_of_bounds", "SchemaViolation", field)
+    ]
+
+
+def test_bounds_edges_accepted() -> None:
+    for retry, timeout in ((RetryPolicy(1, 0), 1), (RetryPolicy(20, 60000), 86400)):
+        assert found(workflow(task(retry=retry, timeout_seconds=timeout))) == []
+
+
+def test_ag_s15_workflow_invocation() -> None:
+    assert found(workflow(task(uses="workflow:child"))) == [
+        ("workflow_task_compensate", "SchemaViolation", "compensate")
+    ]
+
+
+def test_ag_s15_template_references() -> None:
+    body = '{"a":"{{ tasks.ghost.output }}","b":"{{ tasks.t.output.path }}","c":"{{ tasks.o.output }}"}'
+    definition = WorkflowDefinition(
+        (TaskDefinition("o", uses="action:write"), task(with_json=body)), ACTIONS
+    )
+    assert found(definition) == [("missing_template_task", "MissingReference", "ghost")]
+    bad = task(with_json='{"a":"prefix {{ inputs.x }}"}')
+    assert found(workflow(bad)) == [("invalid_template", "InvalidTemplate", "")]
+
+
+def test_agents_and_structural_tasks() -> None:
+    agents = (("w", ("observe", "workspace")), ("l", ("observe", "model", "pure")))
+    assert found(workflow(task(uses="agent:w"), agents=agents)) == []
+    assert found(workflow(task(uses="agent:l"), agents=agents)) == [
+        ("no_mutating_effect", "UnsupportedCapability", "")
+    ]
+    for structure in (Structure.AGGREGATE, Structure.ROUTER, Structure.LOOP_AGGREGATE):
+        router = TaskDefinition(
+            "r", compensate=CompensateDeclaration(uses="action:write"), structure=structure
+        )
+        assert [d.rule for d in check_compensation(workflow(router))] == [
+            CompileRule.NO_MUTATING_EFFECT
+        ]
+
+
+def test_ag_s16_foreach_children_inherit_aggregate_does_not() -> None:
+    definition = workflow(
+        TaskDefinition(
+            "create",
+            uses="action:write",
+            foreach=("one", "two"),
+            compensate=CompensateDeclaration(uses="action:write"),
+        )
+    )
+    expanded = {t.task_id: t for t in expand(definition).tasks}
+    assert set(expanded) == {"create--0000-one", "create--0001-two", "create"}
+    assert expanded["create"].compensate is None
+    assert expanded["create"].needs == ("create--0000-one", "create--0001-two")
+    assert expanded["create--0000-one"].compensate is not None
+
+
+def test_planner_input_rejects_what_the_compiler_rejects() -> None:
+    for declaration in (
+        CompensateDeclaration(uses="agent:x"),
+        CompensateDeclaration(uses="action:w", retry=RetryPolicy(0, 0)),
+        CompensateDeclaration(uses="action:w", with_json='"{{ nope }}"'),
+    ):
+        with pytest.raises(SagaInvalidInput):
+            SourceRun(
+                run_id="r", state=RunState.FAILED, tasks=(SourceTask("t", compensate=declaration),)
+            )
