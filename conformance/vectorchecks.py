@@ -18,7 +18,7 @@ import attrs
 from rescind.conformance.checks import Check, Outcome, Tier
 from rescind.conformance.harness import Driver, Reply
 
-INFORMATIVE_KEYS = frozenset({"reason", "f64", "note", "details", "upstreamMessage"})
+INFORMATIVE_KEYS = frozenset({"reason", "f64", "note", "details", "findings", "upstreamMessage"})
 
 
 @attrs.frozen
@@ -47,6 +47,22 @@ BINDINGS: dict[str, TopicBinding] = {
                 "storage-record-tag": "storage.tag",
                 "storage-envelope-open": "storage.open",
                 "storage-cas-trace": "storage.trace",
+            },
+        ),
+        TopicBinding(
+            "saga-plans",
+            "saga",
+            group_ops={"plan": "saga.plan", "run": "saga.run", "declare": "saga.declare"},
+        ),
+        TopicBinding(
+            "saga-bindings", "saga", group_ops={"validate": "saga.validate", "order": "saga.order"}
+        ),
+        TopicBinding(
+            "saga-lifecycles",
+            "saga",
+            group_ops={
+                name: f"saga.{name}"
+                for name in ("transition", "classify", "reconcile", "case", "work-item")
             },
         ),
         TopicBinding("journal-traces", "journal", op="journal.trace"),

@@ -15,6 +15,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from rescind import __version__
+from rescind.conformance.harness import HarnessFailure
 from rescind.reference.errors import RescindError
 
 COMMAND_MODULES = ("check", "fingerprint", "vectors", "prove", "diagram", "replay", "saga")
@@ -52,6 +53,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return handler(args)
     except RescindError as error:
         print(f"rescind: error: {error}", file=sys.stderr)
+        return 2
+    except HarnessFailure as error:
+        print(f"rescind: driver protocol failure: {error}", file=sys.stderr)
         return 2
     except (UsageError, OSError) as error:
         print(f"rescind: error: {error}", file=sys.stderr)

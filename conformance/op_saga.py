@@ -1,0 +1,41 @@
+"""Operations of capability ``saga``: agentctl planning/runs/declarations, CaseHub binding
+validation and ordering, and the lifecycle tables (one operation per vector group)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from rescind.conformance.operations import operation
+from rescind.reference.saga import documents
+
+GROUP_OPERATIONS: dict[str, Callable[[Any], dict[str, Any]]] = {
+    "plan": documents.plan_document,
+    "run": documents.run_document,
+    "declare": documents.declare_document,
+    "order": documents.validate_document,
+    "transition": documents.transition_document,
+    "classify": documents.classify_document,
+    "reconcile": documents.reconcile_document,
+    "case": documents.case_document,
+    "work-item": documents.work_item_document,
+}
+
+
+def _bind(name: str, function: Callable[[Any], dict[str, Any]]) -> None:
+    @operation(f"saga.{name}", capability="saga")
+    def run(args: Mapping[str, Any]) -> dict[str, Any]:
+        return function(dict(args))
+
+
+for _name, _function in GROUP_OPERATIONS.items():
+    _bind(_name, _function)
+
+
+@operation("saga.validate", capability="saga")
+def validate(args: Mapping[str, Any]) -> dict[str, Any]:
+    """A refused binding set is reported as its first error (findings are informative)."""
+    try:
+        return documents.validate_document(dict(args))
+    except documents.BindingSetRefused as refused:
+        raise refused.error from None

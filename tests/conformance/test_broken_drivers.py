@@ -1,0 +1,106 @@
+"""Every deliberately broken driver fails, and the failing checks name the broken rule;
+the unbroken reference passes everything."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from rescind.conformance.catalogue import all_checks
+from rescind.conformance.driver import handle
+from rescind.conformance.harness import InProcessDriver
+from rescind.conformance.runner import RunReport, run_checks
+
+from tests.conformance.broken_drivers import BROKEN
+
+EXPECTED_FAILURES = {
+    "utf16-key-order": {"canon.object.probe.bmp-vs-astral", "canon.object.astral-vs-private-use"},
+    "first-wins-duplicates": {"canon.object.probe.duplicate-key", "canon.object.duplicate-three"},
+    "binary-float-numbers": {
+        "canon.number.probe.one-point-zero-zero",
+        "canon.number.probe.minus-zero",
+    },
+    "length-prefixed-worker-fingerprint": {"canon.json.probe.basic", "canon.text.release"},
+    "widening-attenuation": {
+        "grant.attenuate.widen-max-calls",
+        "grant.attenuate.widen-max-compensations",
+    },
+    "second-compensation-key": {
+        "journal.edge-34.compensation-duplicates",
+        "journal.edge-35.compensation-mismatches",
+    },
+    "contradictory-terminal": {
+        "journal.edge-18.failed-after-succeeded",
+        "journal.edge-20.cancelled-and-failed",
+    },
+    "superseded-lease-writes": {
+        "trace.fencing-superseded-after-conflict",
+        "trace.two-recovering-writers",
+    },
+    "reflected-frame-accepted": {"trace.reflection"},
+}
+# The topics a broken rule may show up in; failures anywhere else mean a check is noisy.
+EXPECTED_SOURCES = {
+    "utf16-key-order": {"canonical-input"},
+    "first-wins-duplicates": {"canonical-input"},
+    "binary-float-numbers": {"canonical-input"},
+    "length-prefixed-worker-fingerprint": {"canonical-input"},
+    "widening-attenuation": {"grants"},
+    "second-compensation-key": {"journal-traces", "exploration"},
+    "contradictory-terminal": {"journal-traces", "exploration"},
+    "superseded-lease-writes": {"storage"},
+    "reflected-frame-accepted": {"frames"},
+}
+
+
+def _run(handler) -> RunReport:  # type: ignore[no-untyped-def]
+    start = lambda: InProcessDriver(handler)  # noqa: E731
+    return run_checks(all_checks(start, include_model=False, explore_steps=60), start)
+
+
+def test_at_least_eight_broken_drivers() -> None:
+    assert len(BROKEN) >= 8 and set(BROKEN) == set(EXPECTED_FAILURES)
+
+
+def test_reference_passes() -> None:
+    report = _run(handle)
+    assert report.exit_code() == 0, [r.check.id for r in report.results if r.failed]
+
+
+@pytest.mark.parametrize("name", sorted(BROKEN))
+def test_broken_driver_fails_with_the_right_checks(name: str) -> None:
+    report = _run(BROKEN[name])
+    failing = {result.check.id for result in report.results if result.failed}
+    assert report.exit_code() == 1
+    assert EXPECTED_FAILURES[name] <= failing, sorted(failing)[:10]
+    sources = {result.check.source for result in report.results if result.failed}
+    assert sources <= EXPECTED_SOURCES[name], sources
+
+
+def test_broken_driver_over_a_real_pipe() -> None:
+    command = f"{sys.executable} -m tests.conformance.broken_drivers utf16-key-order"
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "rescind",
+            "check",
+            "--no-model",
+            "--explore-steps",
+            "0",
+            "--impl",
+            command,
+            "--json",
+            "--select",
+            "canon.",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert completed.returncode == 1, completed.stderr
+    report = json.loads(completed.stdout)
+    failed = {check["id"] for check in report["checks"] if check["status"] == "fail"}
+    assert "canon.object.probe.bmp-vs-astral" in failed
