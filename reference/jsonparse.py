@@ -17,6 +17,7 @@ interoperability hazards without a second parser.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from types import MappingProxyType
@@ -77,9 +78,24 @@ def parse_json(
     return cast(JsonValue, _Parser(_decode(text), mode, observe, pairs=False).document())
 
 
+_MEMO_MAX_CHARS = 4096
+
+
 def parse_document(text: str | bytes, mode: NumberMode = NumberMode.AP) -> Node:
-    """Parse one JSON document keeping every object as ``JsonPairs`` (for typed decoding)."""
+    """Parse one JSON document keeping every object as ``JsonPairs`` (for typed decoding).
+
+    Nodes are immutable, so short documents are memoized: traces and sessions decode the
+    same request and grant texts over and over (long ones, e.g. journals, are not kept)."""
+    if len(text) <= _MEMO_MAX_CHARS:
+        return _parse_document_memo(text, mode)
+    return _parse_document(text, mode)
+
+
+def _parse_document(text: str | bytes, mode: NumberMode) -> Node:
     return cast(Node, _Parser(_decode(text), mode, _ignore, pairs=True).document())
+
+
+_parse_document_memo = functools.lru_cache(maxsize=4096)(_parse_document)
 
 
 def _decode(text: str | bytes) -> str:
