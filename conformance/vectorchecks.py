@@ -65,6 +65,9 @@ BINDINGS: dict[str, TopicBinding] = {
                 for name in ("transition", "classify", "reconcile", "case", "work-item")
             },
         ),
+        TopicBinding("host-keys", "host-keys", op_field="operation"),
+        TopicBinding("ledger-codec", "ledger", op="ledger.load"),
+        TopicBinding("ledger-traces", "ledger", op="ledger.trace"),
         TopicBinding("journal-traces", "journal", op="journal.trace"),
         TopicBinding("journal-codec", "journal", op="journal.load"),
         TopicBinding("authorizer-traces", "authorizer", op="authorizer.trace"),

@@ -174,7 +174,7 @@ PROBE = [
     ),
     _case(
         "session.probe-3.running-replay-then-compensation",
-        "WS-13",
+        "WS-12",
         "probe 3: a running dispatch is replayed from the journal; compensation before success is refused but its budget is already spent; after reconciliation the same identity under a new id compensates once and replays",
         [
             send(OK, d("d1"), adapter=[status(RUNNING)]),
@@ -187,7 +187,7 @@ PROBE = [
     ),
     _case(
         "session.probe-4.compensation-indeterminate",
-        "WS-13",
+        "WS-12",
         "probe 4: an Indeterminate compensation adapter leaves the compensation pending (persisted), the session usable, and a resend pending",
         [
             send(OK, d("d1"), adapter=[text_ok("done")]),

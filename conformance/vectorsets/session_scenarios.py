@@ -49,9 +49,9 @@ def _worker_outcomes(run: dict[str, Any]) -> list[str]:
 def worker_vector(case: worker_cases.Case) -> VectorTest:
     spec = case.spec()
     expected = run_scenario(spec)
-    if case.open_error is not None:
-        if expected.get("open", {}).get("error") != case.open_error:
-            raise AssertionError(f"{case.id}: intended open error {case.open_error}")
+    opened = expected.get("open", {}).get("error")
+    if case.open_error is not None and opened != case.open_error:
+        raise AssertionError(f"{case.id}: intended open error {case.open_error}, got {opened}")
     intended = [step.expect for step in case.steps]
     if _worker_outcomes(expected) != intended:
         raise AssertionError(
@@ -145,9 +145,13 @@ def build() -> VectorFile:
     return VectorFile(
         topic=TOPIC,
         header=(
-            "Sessions that enforce ordering (docs/spec/session.md WS-n, docs/spec/recovery.md RC-n).",
-            "Worker scenarios: replay the steps against one worker over its journal store with the scripted adapter outcomes and store faults; compare error codes, reply texts, and the state after each step.",
-            "Host scenarios: ledger-trace calls plus the host driver, the authenticated ledger store and real worker sessions; compare error codes and results.",
+            "Sessions that enforce ordering "
+            "(docs/spec/session.md WS-n, docs/spec/recovery.md RC-n).",
+            "Worker scenarios: replay the steps against one worker over its journal store "
+            "with the scripted adapter outcomes and store faults; compare error codes, reply "
+            "texts and the state after each step.",
+            "Host scenarios: ledger-trace calls plus the host driver, the authenticated "
+            "ledger store and real worker sessions; compare error codes and results.",
         ),
         notes=NOTES,
         groups=groups,
