@@ -1,7 +1,7 @@
 """The adapter contract a worker session drives (upstream ``WorkerAdapter``).
 
 An adapter performs the real effects of one tool. The session calls it only at the points
-docs/spec/session.md fixes (WS-8, WS-12, WS-15): a dispatch or compensation effect after the
+docs/spec/session.md fixes (WS-7, WS-12, WS-13): a dispatch or compensation effect after the
 admission is durable, a reconciliation read at any time. An adapter answers with a wire
 ``OperationStatus`` or raises a ``WorkerAdapterError`` (``session_errors``).
 

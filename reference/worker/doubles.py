@@ -122,6 +122,7 @@ class FaultyJournalStore:
         self.inner = inner
         self.attempts = 0
         self.snapshots = 0
+        self.fired: list[str] = []
         self._faults: dict[int, str] = {}
 
     def arm(self, offset: int, kind: str) -> None:
@@ -135,6 +136,10 @@ class FaultyJournalStore:
     def disarm(self) -> None:
         self._faults.clear()
 
+    @property
+    def armed(self) -> bool:
+        return bool(self._faults)
+
     def load(self) -> tuple[WorkerOperationJournal, int]:
         return self.inner.load()
 
@@ -143,6 +148,8 @@ class FaultyJournalStore:
     ) -> int:
         self.attempts += 1
         fault = self._faults.pop(self.attempts, None)
+        if fault is not None:
+            self.fired.append(fault)
         if fault == "unavailable":
             raise StoreUnavailable(operation="persist", reason="injected")
         if fault == "conflict":

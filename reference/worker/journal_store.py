@@ -1,6 +1,6 @@
 """Where a worker session keeps its journal: leases, the store contract and the bridge onto an
 ``AuthenticatedStore`` (upstream ``WorkerJournalLease``, ``WorkerJournalStore``,
-``AuthenticatedWorkerJournalStore``). Rules: docs/spec/session.md WS-21 .. WS-26.
+``AuthenticatedWorkerJournalStore``). Rules: docs/spec/session.md WS-2, WS-17 .. WS-19.
 
 * A ``JournalLease`` is the writer authority of one session: a non-zero fencing token. Caller
   code cannot build one; ``WorkerSession.open`` makes it from the token an admission

@@ -159,7 +159,9 @@ class ScenarioRun:
         self.last_open = (frame, admission, session_id)
         worker = SessionAuthenticator(session_id, SESSION_KEY, role)
         journal, revision = self.bridge.load()
-        opened_grants = frame.message.manifest.grants if isinstance(frame.message, OpenSession) else ()
+        opened_grants = (
+            frame.message.manifest.grants if isinstance(frame.message, OpenSession) else ()
+        )
         adapters: dict[str, WorkerAdapter] = {
             grant.tool: self.adapter for grant in opened_grants if grant.tool not in self.missing
         }

@@ -34,7 +34,7 @@ from rescind.reference.messages import (
     OperationReconcileResult,
     OperationStatus,
 )
-from rescind.reference.protocol_errors import ProtocolError
+from rescind.reference.protocol_errors import ProtocolError, Serialization
 from rescind.reference.worker.adapter import WorkerAdapter
 from rescind.reference.worker.authorizer import SessionAuthorizer
 from rescind.reference.worker.journal import Applied, Dispatch, Existing, WorkerOperationJournal
@@ -254,7 +254,7 @@ class WorkerSession:
     def _invoke(self, message: Invoke) -> None:
         tool = dict(message.invocation.members).get("tool")
         if not isinstance(tool, str):
-            raise UnexpectedMessage(kind=message.kind)
+            raise Serialization(reason="missing_field", field="tool")
         self._authorizer.manifest.grant_for(tool)
         if not self._adapter(tool).declarations.invocation_safety:
             raise InvocationSafetyNotDeclared(tool=tool)

@@ -1,7 +1,7 @@
 """Errors of the worker session (upstream ``WorkerSessionError``, ``WorkerSessionOpenError``,
 ``WorkerAdapterError`` and ``WorkerSessionLimitsError``), one class per variant.
 
-How wrapped errors show (docs/spec/session.md WS-20):
+How wrapped errors show (docs/spec/session.md WS-4, WS-20):
 
 * ``Protocol(e)``: the session raises the protocol error's *own* class and code, with one
   extra detail ``layer="protocol"`` so a reader can tell a refusal that came through the
