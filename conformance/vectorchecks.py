@@ -68,6 +68,7 @@ BINDINGS: dict[str, TopicBinding] = {
         TopicBinding("host-keys", "host-keys", op_field="operation"),
         TopicBinding("ledger-codec", "ledger", op="ledger.load"),
         TopicBinding("ledger-traces", "ledger", op="ledger.trace"),
+        TopicBinding("session-scenarios", "session", op_field="kind"),
         TopicBinding("journal-traces", "journal", op="journal.trace"),
         TopicBinding("journal-codec", "journal", op="journal.load"),
         TopicBinding("authorizer-traces", "authorizer", op="authorizer.trace"),

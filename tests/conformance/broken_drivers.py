@@ -6,6 +6,7 @@ process or as a subprocess: ``python -m tests.conformance.broken_drivers NAME``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from collections.abc import Callable, Mapping
@@ -21,6 +22,9 @@ from rescind.reference.jsonencode import encode_string
 from rescind.reference.jsonparse import JsonPairs, parse_document
 from rescind.reference.jsonvalue import JsonNumber
 from rescind.reference.payload import u64_be
+from rescind.reference.worker import scenario as worker_scenario
+from rescind.reference.worker.journal import Existing
+from rescind.reference.worker.session import WorkerSession
 
 Handler = Callable[[Mapping[str, Any]], dict[str, Any]]
 
@@ -166,6 +170,47 @@ def reflected_frame_accepted(message: Mapping[str, Any]) -> dict[str, Any]:
     )
 
 
+class _RerunsOnExisting(WorkerSession):
+    """Runs the adapter again when the journal answers ``Existing`` (a second effect)."""
+
+    def _dispatch(self, request: Any, store: Any) -> Any:
+        admitted = self._journal.admit(self._authorizer.authorize_operation(request))
+        if isinstance(admitted.result, Existing):
+            with contextlib.suppress(Exception):
+                self._adapter(request.tool).dispatch_operation(request)
+        return super()._dispatch(request, store)
+
+
+class _SkipsAdmissionPersist(WorkerSession):
+    """Calls the adapter before the admission is durable (no write before the effect)."""
+
+    _skip_next = False
+
+    def _dispatch(self, request: Any, store: Any) -> Any:
+        self._skip_next = True
+        return super()._dispatch(request, store)
+
+    def _persist(self, store: Any, snapshot: Any) -> None:
+        if self._skip_next:
+            self._skip_next = False
+            return
+        super()._persist(store, snapshot)
+
+
+def _with_session(session_class: type[WorkerSession]) -> Handler:
+    def handler(message: Mapping[str, Any]) -> dict[str, Any]:
+        if message.get("op") != "session.worker":
+            return reference(message)
+        original = worker_scenario.WorkerSession
+        worker_scenario.WorkerSession = session_class  # type: ignore[misc]
+        try:
+            return reference(message)
+        finally:
+            worker_scenario.WorkerSession = original  # type: ignore[misc]
+
+    return handler
+
+
 BROKEN: dict[str, Handler] = {
     "utf16-key-order": utf16_key_order,
     "first-wins-duplicates": first_wins_duplicates,
@@ -176,6 +221,8 @@ BROKEN: dict[str, Handler] = {
     "contradictory-terminal": contradictory_terminal,
     "superseded-lease-writes": superseded_lease_writes,
     "reflected-frame-accepted": reflected_frame_accepted,
+    "reruns-adapter-on-existing": _with_session(_RerunsOnExisting),
+    "skips-persistence-before-effect": _with_session(_SkipsAdmissionPersist),
 }
 
 

@@ -1,0 +1,21 @@
+"""Operations of capability ``session``: whole worker-session and host-driver scenarios
+(scripted adapter outcomes and store faults in, per-step outcomes and counters out)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rescind.conformance.operations import arg, operation
+from rescind.reference.host.scenario import run_host_scenario
+from rescind.reference.worker.scenario import run_scenario
+
+
+@operation("session.worker", capability="session")
+def worker_scenario(args: Mapping[str, Any]) -> dict[str, Any]:
+    return run_scenario(arg(args, "scenario", dict))
+
+
+@operation("session.host", capability="session")
+def host_scenario(args: Mapping[str, Any]) -> dict[str, Any]:
+    return run_host_scenario(arg(args, "scenario", dict))
