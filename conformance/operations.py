@@ -55,6 +55,11 @@ def capabilities() -> list[str]:
     return sorted({capability for capability, _ in _OPERATIONS.values()})
 
 
+def operation_names() -> list[str]:
+    _load()
+    return sorted(_OPERATIONS)
+
+
 def capability_of(name: str) -> str | None:
     _load()
     entry = _OPERATIONS.get(name)

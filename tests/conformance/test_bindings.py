@@ -31,3 +31,11 @@ def test_capabilities_are_declared() -> None:
         "host-keys",
         "saga",
     }
+
+
+def test_protocol_document_lists_every_operation() -> None:
+    from pathlib import Path
+
+    document = (Path(__file__).resolve().parents[2] / "docs" / "driver-protocol.md").read_text()
+    missing = [name for name in operations.operation_names() if f"`{name}`" not in document]
+    assert not missing, f"docs/driver-protocol.md does not list {missing}"
