@@ -104,6 +104,11 @@ def _decode(text: str | bytes) -> str:
             return bytes(text).decode("utf-8")
         except UnicodeDecodeError:
             raise Serialization(reason="invalid_utf8") from None
+    try:
+        # A Python str may hold a lone surrogate; UTF-8 text (upstream's input) cannot.
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise Serialization(reason="invalid_utf8") from None
     return text
 
 

@@ -48,9 +48,16 @@ def _is_integer_lexeme(lexeme: str) -> bool:
     return "." not in lexeme and "e" not in lexeme and "E" not in lexeme
 
 
+# More digits than any u64/i64 has; such integers are never re-rendered, and Python's
+# int() refuses texts past sys.get_int_max_str_digits() anyway.
+_MAX_INTEGER_DIGITS = 20
+
+
 def ap_text(lexeme: str) -> str:
     """Canonical text of a valid lexeme in AP mode."""
     if _is_integer_lexeme(lexeme):
+        if len(lexeme.lstrip("-")) > _MAX_INTEGER_DIGITS:
+            return lexeme
         value = int(lexeme)
         if (lexeme[0] == "-" and value >= I64_MIN) or (lexeme[0] != "-" and value <= U64_MAX):
             return str(value)
@@ -70,7 +77,7 @@ def f64_value(lexeme: str) -> int | float:
     mantissa, _, exponent_text = body.replace("E", "e").partition("e")
     integer_digits, _, fraction_digits = mantissa.partition(".")
     is_integer = not exponent_text and "." not in mantissa
-    if is_integer:
+    if is_integer and len(integer_digits) <= _MAX_INTEGER_DIGITS:
         value = int(integer_digits)
         if not negative and value <= U64_MAX:
             return value
@@ -95,8 +102,8 @@ def f64_value(lexeme: str) -> int | float:
         exponent -= 1
     if exponent_text:
         sign = -1 if exponent_text[0] == "-" else 1
-        digits = exponent_text.lstrip("+-")
-        explicit = int(digits)
+        digits = exponent_text.lstrip("+-").lstrip("0") or "0"
+        explicit = int(digits) if len(digits) <= 10 else I32_MAX + 1
         if explicit > I32_MAX:
             if significand != 0 and sign > 0:
                 raise Serialization(reason="number_out_of_range")
