@@ -22,8 +22,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import attrs
-import z3  # type: ignore[import-untyped]
-
+import z3
 from rescind.reference.lifecycle import OPERATION_LIFECYCLE, Lifecycle, Phase, Verdict
 
 Expr = Any
@@ -148,6 +147,22 @@ def narrower_or_equal(child: Expr, parent: Expr) -> Expr:
     return z3.And(parts)
 
 
+@functools.cache
+def _fingerprint_functions(covered: tuple[str, ...]) -> tuple[Any, Any, Any]:
+    """One input tuple sort and one injective function pair per covered-field selection."""
+    suffix = (
+        ""
+        if covered == GRANT_FIELDS
+        else "_without_" + "_".join(name for name in GRANT_FIELDS if name not in covered)
+    )
+    datatype = z3.Datatype(f"FpInput{suffix}")
+    datatype.declare("fp_input" + suffix, *[(f"in_{n}{suffix}", _field_sort(n)) for n in covered])
+    input_sort = datatype.create()
+    apply = z3.Function(f"grant_fp{suffix}", input_sort, FINGERPRINT)
+    inverse = z3.Function(f"grant_of_fp{suffix}", FINGERPRINT, input_sort)
+    return input_sort, apply, inverse
+
+
 class Fingerprints:
     """Grant fingerprints as an injective function of the fields it covers.
 
@@ -162,17 +177,12 @@ class Fingerprints:
         if unknown:
             raise ValueError(f"unknown grant fields {sorted(unknown)}")
         self.covered = tuple(name for name in GRANT_FIELDS if name in covered)
-        tag = "_".join(self.covered)
-        datatype = z3.Datatype(f"FpInput_{len(self.covered)}_{abs(hash(tag)) % 10**8}")
-        datatype.declare("fp_input", *[(f"in_{n}", _field_sort(n)) for n in self.covered])
-        self._input_sort = datatype.create()
-        suffix = "" if len(self.covered) == len(GRANT_FIELDS) else f"_{len(self.covered)}"
-        self._apply = z3.Function(f"grant_fp{suffix}", self._input_sort, FINGERPRINT)
-        self._inverse = z3.Function(f"grant_of_fp{suffix}", FINGERPRINT, self._input_sort)
+        self._input_sort, self._apply, self._inverse = _fingerprint_functions(self.covered)
         self._seen: dict[int, Expr] = {}
 
     def of(self, grant: Expr) -> Expr:
-        argument = self._input_sort.fp_input(*[grant_field(grant, n) for n in self.covered])
+        fields = [grant_field(grant, name) for name in self.covered]
+        argument = self._input_sort.constructor(0)(*fields)
         self._seen.setdefault(argument.get_id(), argument)
         return self._apply(argument)
 

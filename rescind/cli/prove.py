@@ -1,0 +1,126 @@
+"""``rescind prove``: run every model check (or the named ones) and report each result.
+
+Checks come from ``rescind.model.checks.discover_checks`` (every ``rescind.model`` module with
+a ``checks()`` function), so protocol and saga checks show up side by side. Exit code 0 when
+every check selected is proven, 1 when any is violated or unknown, 2 for an unknown name.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from rescind.cli import UsageError
+from rescind.model.checks import Check, CheckResult, discover_checks
+
+_STYLE = {"proven": "green", "violated": "bold red", "unknown": "yellow"}
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "prove",
+        help="prove the model's invariants with z3 (pass/fail table, counterexample traces)",
+    )
+    parser.add_argument(
+        "--invariant",
+        action="append",
+        metavar="NAME",
+        help="run only this check (repeatable); default: all",
+    )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help='print one JSON object {"invariants": [...], "seconds": total}',
+    )
+    parser.set_defaults(handler=_prove)
+
+
+def select(found: Sequence[Check], names: Sequence[str] | None) -> list[Check]:
+    if not names:
+        return list(found)
+    by_name = {check.name: check for check in found}
+    unknown = [name for name in names if name not in by_name]
+    if unknown:
+        raise UsageError(f"no check named {', '.join(unknown)} (run `rescind prove` to list them)")
+    return [by_name[name] for name in dict.fromkeys(names)]
+
+
+def run_check(check: Check) -> CheckResult:
+    """Run one check; a check that crashes is reported as unknown, never as proven."""
+    started = time.perf_counter()
+    try:
+        return check.run()
+    except Exception as error:  # a broken check must not hide the others' results
+        return CheckResult(
+            "unknown",
+            time.perf_counter() - started,
+            detail=f"the check raised {type(error).__name__}",
+        )
+
+
+def _prove(args: argparse.Namespace) -> int:
+    started = time.perf_counter()
+    selected = select(discover_checks(), args.invariant)
+    results = [(check, run_check(check)) for check in selected]
+    total = time.perf_counter() - started
+    if args.json:
+        print(json.dumps(as_json(results, total), indent=2))
+    else:
+        _print_report(results, total)
+    return 0 if all(result.status == "proven" for _, result in results) else 1
+
+
+def as_json(results: Sequence[tuple[Check, CheckResult]], total: float) -> dict[str, Any]:
+    return {
+        "invariants": [
+            {
+                "name": check.name,
+                "group": check.group,
+                "statement": check.statement,
+                "rule": check.rule,
+                "status": result.status,
+                "seconds": round(result.seconds, 4),
+                "counterexample": list(result.counterexample),
+                "detail": result.detail,
+            }
+            for check, result in results
+        ],
+        "seconds": round(total, 4),
+    }
+
+
+def _print_report(results: Sequence[tuple[Check, CheckResult]], total: float) -> None:
+    console = Console(file=sys.stdout, highlight=False, soft_wrap=True)
+    table = Table(title="rescind prove", show_lines=False)
+    for column, justify in (
+        ("group", "left"),
+        ("invariant", "left"),
+        ("rule", "left"),
+        ("status", "left"),
+        ("seconds", "right"),
+    ):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    for check, result in results:
+        status = f"[{_STYLE[result.status]}]{result.status}[/]"
+        table.add_row(check.group, check.name, check.rule, status, f"{result.seconds:.2f}")
+    console.print(table)
+    for check, result in results:
+        if result.status == "proven":
+            continue
+        console.print(f"\n[bold]{check.name}[/] ({check.rule}): {check.statement}", markup=True)
+        if result.detail:
+            console.print(f"  {result.detail}", markup=False)
+        for line in result.counterexample:
+            console.print(f"  {line}", markup=False)
+    counts = {status: 0 for status in _STYLE}
+    for _, result in results:
+        counts[result.status] += 1
+    summary = ", ".join(f"{count} {status}" for status, count in counts.items())
+    console.print(f"\n{len(results)} checks: {summary}; {total:.2f} s total", markup=False)
