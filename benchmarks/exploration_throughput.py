@@ -14,12 +14,11 @@ import argparse
 import json
 import sys
 
-from rich.console import Console
-from rich.table import Table
-
 from rescind.conformance.driver import handle
 from rescind.conformance.explore import explore
 from rescind.conformance.harness import InProcessDriver, SubprocessDriver
+from rich.console import Console
+from rich.table import Table
 
 TARGETS = {"in process": 5000.0, "over the pipe": 2000.0}
 
@@ -28,9 +27,10 @@ def measure(examples: int) -> dict[str, dict[str, float]]:
     results = {}
     warm = InProcessDriver(handle)
     explore(warm, 20)  # imports, caches
+    pipe_command = [sys.executable, "-m", "rescind.conformance.driver"]
     for label, make in (
         ("in process", lambda: InProcessDriver(handle)),
-        ("over the pipe", lambda: SubprocessDriver([sys.executable, "-m", "rescind.conformance.driver"])),
+        ("over the pipe", lambda: SubprocessDriver(pipe_command)),
     ):
         driver = make()
         try:
