@@ -111,6 +111,14 @@ def _print_report(results: Sequence[tuple[Check, CheckResult]], total: float) ->
         status = f"[{_STYLE[result.status]}]{result.status}[/]"
         table.add_row(check.group, check.name, check.rule, status, f"{result.seconds:.2f}")
     console.print(table)
+    notes = [(check, result) for check, result in results if result.status == "proven"]
+    notes = [(check, result) for check, result in notes if result.detail]
+    if notes:
+        # Proven checks can still have something to say: e.g. the documented exceptions
+        # (CaseHub's COMPLETED -> COMPENSATING) that a rule admits, by name.
+        console.print("\nnotes", markup=False)
+        for check, result in notes:
+            console.print(f"  {check.name}: {result.detail}", markup=False)
     for check, result in results:
         if result.status == "proven":
             continue
