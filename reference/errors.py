@@ -6,7 +6,8 @@ or *indefinite* (it may have happened). Vectors and the driver protocol compare 
 
 Details never carry payload bytes: a string detail that is not identifier-shaped is replaced
 by its length, so a payload, a failure message or a key that failed validation cannot leak
-into logs through an error's text.
+into logs through an error's text. Only the descriptive details that the code itself writes
+(``reason``, ``field``, ``expected``, ...) may contain spaces.
 """
 
 from __future__ import annotations
@@ -18,16 +19,22 @@ from typing import ClassVar
 
 Detail = str | int | bool | None
 
-_SAFE_TEXT = re.compile(r"[a-z0-9._:\- ]{0,160}\Z")
+_IDENTIFIER = re.compile(r"[a-z0-9._:\-]{0,160}\Z")
+_DESCRIPTION = re.compile(r"[a-z0-9._:\-, ()]{0,160}\Z")
+# Details whose text comes from Rescind's own code, never from a request or payload.
+_DESCRIPTIVE = frozenset({"reason", "field", "expected", "cause", "cause_kind", "layer"})
 _CODE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*\Z")
 
 _REGISTRY: dict[str, type[RescindError]] = {}
 
 
-def _safe(value: Detail) -> Detail:
-    if isinstance(value, str) and not _SAFE_TEXT.match(value):
-        return f"<redacted {len(value.encode('utf-8', 'surrogatepass'))} bytes>"
-    return value
+def _safe(name: str, value: Detail) -> Detail:
+    if not isinstance(value, str):
+        return value
+    pattern = _DESCRIPTION if name in _DESCRIPTIVE else _IDENTIFIER
+    if pattern.match(value):
+        return value
+    return f"<redacted {len(value.encode('utf-8', 'surrogatepass'))} bytes>"
 
 
 class RescindError(Exception):
@@ -50,7 +57,7 @@ class RescindError(Exception):
 
     def __init__(self, **details: Detail) -> None:
         self.details: Mapping[str, Detail] = MappingProxyType(
-            {name: _safe(value) for name, value in details.items()}
+            {name: _safe(name, value) for name, value in details.items()}
         )
         super().__init__(self._render())
 
