@@ -9,18 +9,6 @@ from typing import Any
 from rescind.conformance.operations import operation
 from rescind.conformance.vectorsets import grants as grant_vectors
 
-OPERATIONS = (
-    "grant",
-    "grant_attenuate",
-    "grant_attenuation_json",
-    "manifest",
-    "manifest_attenuate",
-    "manifest_attenuation_json",
-    "resource_selector",
-    "compensation_key",
-    "grant_fingerprint_string",
-)
-
 
 def _bind(name: str) -> None:
     @operation(f"grants.{name}", capability="grants")
@@ -28,5 +16,5 @@ def _bind(name: str) -> None:
         return grant_vectors.run({**args, "operation": name})
 
 
-for _name in OPERATIONS:
+for _name in grant_vectors.OPERATIONS:
     _bind(_name)

@@ -85,6 +85,20 @@ def manifest_text(*grants: str, version: int = 5, session: str = "session-1") ->
 TWO_TOOLS = manifest_text(RICH, grant_text("text.echo", "text", 4, 16384, 65536, 1, ()))
 
 
+OPERATIONS = (
+    "grant",
+    "grant_attenuate",
+    "grant_attenuation_json",
+    "manifest",
+    "manifest_attenuate",
+    "manifest_attenuation_json",
+    "resource_selector",
+    "compensation_key",
+    "grant_fingerprint_string",
+)
+"""Every ``input.operation`` of this topic (each is one driver operation ``grants.<name>``)."""
+
+
 def run(case: Mapping[str, Any]) -> dict[str, Any]:
     """Execute one vector input with the reference; raises the reference's error."""
     operation = case["operation"]
@@ -372,19 +386,7 @@ TEST_SCHEMA: dict[str, Any] = {
         "required": ["operation"],
         "additionalProperties": False,
         "properties": {
-            "operation": {
-                "enum": [
-                    "grant",
-                    "grant_attenuate",
-                    "grant_attenuation_json",
-                    "manifest",
-                    "manifest_attenuate",
-                    "manifest_attenuation_json",
-                    "resource_selector",
-                    "compensation_key",
-                    "grant_fingerprint_string",
-                ]
-            },
+            "operation": {"enum": list(OPERATIONS)},
             "grant": {"type": "string", "description": "grant JSON text"},
             "attenuations": {
                 "type": "array",
