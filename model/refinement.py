@@ -1,8 +1,10 @@
 """Refinement: is a step of the reference an allowed transition of the model?
 
-The reference is observed through plain snapshots (:class:`WorkerObservation`), so this
-module does not depend on any reference class. :class:`Abstraction` maps a snapshot to
-constraints on the model's state variables: identifiers become distinct constants of their
+The reference is observed through plain snapshots, so this module does not depend on any
+reference class. A snapshot is anything that names the indices it observes and turns itself
+into constraints on the model's state variables (:class:`Snapshot`): this module has the
+worker's (:class:`WorkerObservation`), ``refinement_host`` the host's. :class:`Abstraction`
+holds what every snapshot of one run shares: identifiers become distinct constants of their
 sorts, stored results become integers (equal results, equal integers), grants become model
 grants whose fingerprint is pinned to the constant of their real fingerprint.
 
@@ -16,14 +18,15 @@ poisoned: a poisoned or superseded session can never act again, and its memory i
 of the model), the stored journal, liveness, lease and fence, effect and inverse-effect
 counts per key, the authorizer's compensation counter per tool and its identity set (current
 sessions only), and the active grants; a snapshot is taken between requests, so no adapter
-call is owed. The host ledger, approvals and the wire are not observed. Each step is checked
-on its own (the unobserved variables are chosen afresh for every step).
+call is owed. The host ledger, approvals and the wire are not observed by the worker
+snapshot (``refinement_host`` observes the first two). Each step is checked on its own (the
+unobserved variables are chosen afresh for every step).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import attrs
 import z3
@@ -33,6 +36,7 @@ from rescind.model.logic import (
     IDENTITY,
     INPUT,
     KEY,
+    NONCE,
     RESOURCE,
     SCOPE,
     TOOL,
@@ -42,6 +46,23 @@ from rescind.model.logic import (
 )
 from rescind.model.prover import Path, search
 from rescind.model.system import State, TransitionSystem
+
+IdentityTuple = tuple[str, str, str, str, str, str]
+"""(tool, key, compensation key, scope, grant fingerprint, input fingerprint)."""
+
+
+class Snapshot(Protocol):
+    """One observation of the reference, as constraints on one model state."""
+
+    def index_names(self) -> Mapping[str, frozenset[str]]:
+        """The identifiers this snapshot says something about, by kind (``"key"``,
+        ``"nonce"``). The union over both snapshots of a step is constrained in each, so an
+        identifier one side does not hold is pinned to "nothing there" on that side."""
+        ...
+
+    def constrain(
+        self, abstraction: Abstraction, state: State, names: Mapping[str, Sequence[str]]
+    ) -> Expr: ...
 
 
 @attrs.frozen
@@ -91,9 +112,57 @@ class WorkerObservation:
     inverse_effects: Mapping[str, int]
     compensations_used: Mapping[str, int] | None
     grants: Mapping[str, GrantView]
-    identities: frozenset[tuple[str, str, str, str, str, str]] | None = None
+    identities: frozenset[IdentityTuple] | None = None
     """The authorizer's compensation identities as (tool, key, compensation key, scope,
     grant fingerprint, input fingerprint); ``None`` when not observable."""
+
+    def index_names(self) -> Mapping[str, frozenset[str]]:
+        found = set(self.stored) | set(self.effects) | set(self.inverse_effects)
+        found |= {identity[1] for identity in self.identities or ()}
+        if self.memory is not None:
+            found |= set(self.memory)
+        return {"key": frozenset(found)}
+
+    def constrain(
+        self, abstraction: Abstraction, state: State, names: Mapping[str, Sequence[str]]
+    ) -> Expr:
+        return abstraction.constraints(state, self, names.get("key", ()))
+
+
+class _IdentityFields(Protocol):
+    @property
+    def tool(self) -> str: ...
+    @property
+    def operation_key(self) -> str: ...
+    @property
+    def compensation_key(self) -> str: ...
+    @property
+    def tenant_scope(self) -> str: ...
+    @property
+    def grant_fingerprint(self) -> str: ...
+    @property
+    def input_fingerprint(self) -> str: ...
+
+
+class _IdentitySource(Protocol):
+    @property
+    def compensation_identities(self) -> Iterable[_IdentityFields]: ...
+
+
+def authorizer_identities(authorizer: _IdentitySource) -> frozenset[IdentityTuple]:
+    """A session authorizer's paid-for identities (its public, read-only
+    ``compensation_identities``) as the tuples :class:`WorkerObservation` holds."""
+    return frozenset(
+        (
+            i.tool,
+            i.operation_key,
+            i.compensation_key,
+            i.tenant_scope,
+            i.grant_fingerprint,
+            i.input_fingerprint,
+        )
+        for i in authorizer.compensation_identities
+    )
 
 
 JOURNAL_STEPS = {
@@ -160,16 +229,11 @@ class Abstraction:
             parts.extend(self._record(state, "disk", k, seen.stored.get(key)))
             if seen.memory is not None:
                 parts.extend(self._record(state, "mem", k, seen.memory.get(key)))
-        for tool, grant in seen.grants.items():
-            t = self.constant(TOOL, tool)
-            parts.append(state["grant.active"][t] == self._grant(grant))
-            parts.append(
-                self.system.fingerprint(state["grant.active"][t])
-                == self.constant(FINGERPRINT, grant.fingerprint)
-            )
-            if seen.compensations_used is not None:
+        parts.extend(self.pin_grants(state, seen.grants))
+        if seen.compensations_used is not None:
+            for tool in seen.grants:
                 used = seen.compensations_used.get(tool, 0)
-                parts.append(state["auth.cmp_used"][t] == used)
+                parts.append(state["auth.cmp_used"][self.constant(TOOL, tool)] == used)
         if seen.identities is not None:
             identities = z3.EmptySet(IDENTITY)
             for tool, key, ckey, scope, fp, input_fp in sorted(seen.identities):
@@ -209,7 +273,19 @@ class Abstraction:
             parts.append(state[f"{part}.cmp_result"][k] == self.result(compensation.result))
         return parts
 
-    def _grant(self, grant: GrantView) -> Expr:
+    def pin_grants(self, state: State, grants: Mapping[str, GrantView]) -> list[Expr]:
+        """Each tool's active grant is the observed one, and its fingerprint is the
+        constant of the observed fingerprint."""
+        parts = []
+        for tool, grant in grants.items():
+            active = state["grant.active"][self.constant(TOOL, tool)]
+            parts.append(active == self.grant_term(grant))
+            parts.append(
+                self.system.fingerprint(active) == self.constant(FINGERPRINT, grant.fingerprint)
+            )
+        return parts
+
+    def grant_term(self, grant: GrantView) -> Expr:
         resources = z3.EmptySet(RESOURCE)
         for name in sorted(grant.resources):
             resources = z3.SetAdd(resources, self.constant(RESOURCE, name))
@@ -227,31 +303,37 @@ class Abstraction:
 
     def explain(
         self,
-        before: WorkerObservation,
-        after: WorkerObservation,
+        before: Snapshot,
+        after: Snapshot,
         actions: Sequence[str],
         depth: int = 7,
     ) -> Path | None:
-        """The shortest path of ``actions`` (possibly empty) from ``before`` to ``after``."""
-        keys = sorted({*_keys(before), *_keys(after)})
-        for text in (before.scope, after.scope):
-            self.constant(SCOPE, text)
+        """The shortest path of ``actions`` (possibly empty) from ``before`` to ``after``.
+
+        Action parameters of the identifier sorts range over the identifiers this
+        abstraction has met so far (when it has met any of that sort), so the model cannot
+        explain a change by acting on an identifier nobody observes."""
+        first, second = before.index_names(), after.index_names()
+        names = {
+            kind: sorted(first.get(kind, frozenset()) | second.get(kind, frozenset()))
+            for kind in {*first, *second}
+        }
         # Touch every identifier first, so the distinctness constraints cover them all.
         probe = State.fresh("probe")
-        self.constraints(probe, before, keys)
-        self.constraints(probe, after, keys)
+        before.constrain(self, probe, names)
+        after.constrain(self, probe, names)
         distinct = self.distinct()
         universe = {
             sort: terms
             for sort, terms in self.universe().items()
-            if sort in (KEY, TOOL, CKEY, SCOPE, INPUT)
+            if sort in (KEY, TOOL, CKEY, SCOPE, INPUT, NONCE)
         }
 
         def start(state: State) -> Expr:
-            return z3.And(*distinct, self.constraints(state, before, keys))
+            return z3.And(*distinct, before.constrain(self, state, names))
 
         def target(m: TransitionSystem, previous: State, last: State, ix: Any) -> Expr:
-            return self.constraints(last, after, keys)
+            return after.constrain(self, last, names)
 
         return search(
             self.system,
@@ -262,14 +344,6 @@ class Abstraction:
             universe=universe,
             actions=actions,
         )
-
-
-def _keys(seen: WorkerObservation) -> set[str]:
-    found = set(seen.stored) | set(seen.effects) | set(seen.inverse_effects)
-    found |= {identity[1] for identity in seen.identities or ()}
-    if seen.memory is not None:
-        found |= set(seen.memory)
-    return found
 
 
 def describe(path: Path) -> list[str]:

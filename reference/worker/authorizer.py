@@ -101,6 +101,11 @@ class SessionAuthorizer:
         return self._compensations.get(tool, 0)
 
     @property
+    def compensation_identities(self) -> frozenset[CompensationIdentity]:
+        """The compensation identities paid for so far, as an immutable copy."""
+        return frozenset(self._identities)
+
+    @property
     def request_count(self) -> int:
         return len(self._request_ids)
 

@@ -28,6 +28,7 @@ from rescind.model.refinement import (
     GrantView,
     RecordView,
     WorkerObservation,
+    authorizer_identities,
     describe,
 )
 from rescind.reference.errors import RescindError
@@ -133,23 +134,6 @@ def _grant_view(grant: CapabilityGrant) -> GrantView:
     )
 
 
-def _identities(session: WorkerSession) -> frozenset[tuple[str, str, str, str, str, str]]:
-    # The authorizer exposes only the number of identities; the set is read for the
-    # abstraction (read-only), so the model's identity set is pinned exactly.
-    identities = session.authorizer._identities
-    return frozenset(
-        (
-            i.tool,
-            i.operation_key,
-            i.compensation_key,
-            i.tenant_scope,
-            i.grant_fingerprint,
-            i.input_fingerprint,
-        )
-        for i in identities
-    )
-
-
 class RefinementMachine(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
@@ -238,7 +222,7 @@ class RefinementMachine(RuleBasedStateMachine):
                 inverse,
                 used,
                 grants,
-                _identities(self.session),
+                authorizer_identities(self.session.authorizer),
             )
         if current:  # poisoned: the session is dead until the host opens a new one
             return WorkerObservation(
