@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal
 
 import attrs
@@ -153,6 +153,22 @@ class VectorFile:
             "notes": {note.name: note.to_json() for note in sorted(self.notes, key=_name)},
             "testGroups": [group.to_json() for group in self.groups],
         }
+
+
+Row = tuple[str, str, str, tuple[str, ...], str, Mapping[str, Any]]
+"""(id, rule, intended result, flags, comment, input) of a hand-written case."""
+
+
+def test_from_row(
+    row: Row, expected_of: Callable[[Mapping[str, Any]], tuple[str, Mapping[str, Any]]]
+) -> VectorTest:
+    """A vector whose expectation the reference computes; refuses to build when the
+    reference's result kind differs from the one the case was written for."""
+    test_id, rule, intended, flags, comment, case = row
+    result, expected = expected_of(case)
+    if result != intended:
+        raise ValueError(f"{test_id}: reference gives {result} {expected}, row says {intended}")
+    return VectorTest(test_id, rule, comment, case, expected, result, flags)
 
 
 def _name(flag: Flag) -> str:
