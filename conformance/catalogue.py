@@ -7,13 +7,25 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from pathlib import Path
 
+import attrs
 from rescind.conformance.checks import Check, Outcome
 from rescind.conformance.harness import Driver
 from rescind.conformance.vectorchecks import vector_checks
 
 DriverFactory = Callable[[], Driver]
-CheckSource = Callable[[DriverFactory, int | None], list[Check]]
+
+
+@attrs.frozen
+class SourceOptions:
+    explore_examples: int | None = None
+    """Differential exploration budget in traces; ``None`` for the default, 0 for none."""
+    replay_directory: Path = Path("rescind-replays")
+    """Where minimal disagreements are saved (created only when there is one)."""
+
+
+CheckSource = Callable[[DriverFactory, SourceOptions], list[Check]]
 
 _EXTRA_SOURCES: list[CheckSource] = []
 
@@ -52,13 +64,18 @@ def model_checks() -> list[Check]:
 
 
 def all_checks(
-    start_driver: DriverFactory, *, include_model: bool = True, explore_steps: int | None = None
+    start_driver: DriverFactory,
+    *,
+    include_model: bool = True,
+    explore_steps: int | None = None,
+    replay_directory: Path = Path("rescind-replays"),
 ) -> list[Check]:
     _load_sources()
+    options = SourceOptions(explore_steps, replay_directory)
     checks: list[Check] = model_checks() if include_model else []
     checks += vector_checks()
     for source in _EXTRA_SOURCES:
-        checks += source(start_driver, explore_steps)
+        checks += source(start_driver, options)
     return checks
 
 

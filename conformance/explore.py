@@ -27,7 +27,9 @@ from rescind.reference.grants import CapabilityGrant
 REPLAY_FORMAT = "rescind-replay/1"
 SESSION = "session-1"
 SCOPE = "tenant-release"
-KEYS = ("op-1", "op-2", "cmp-op")
+# A small pool on purpose: steps that name the same identity often are what reaches
+# duplicates, contradictions and compensations within a few hundred traces.
+KEYS = ("op-1", "cmp-op")
 INPUTS = {"a": '{"left":20,"right":22}', "a2": '{ "right":22, "left":20 }', "b": '{"left":1}'}
 UNDO = {"u": '{"undo":"x"}', "u2": '{"undo":"y"}'}
 STATUSES = (
@@ -72,8 +74,8 @@ def _payload(text: str) -> dict[str, Any]:
 def _setup() -> dict[str, Any]:
     requests: dict[str, str] = {}
     for key in KEYS:
-        for tool in ("math.add", "math.sub"):
-            for name, text in INPUTS.items():
+        for tool, inputs in (("math.add", INPUTS), ("math.sub", {"a": INPUTS["a"]})):
+            for name, text in inputs.items():
                 for rid in range(2):
                     requests[f"d.{key}.{tool}.{name}.{rid}"] = _request(
                         {
@@ -129,12 +131,37 @@ def _step(call: str, **args: Any) -> dict[str, Any]:
     return {"call": call, "args": args}
 
 
+def _succeed(request: str) -> dict[str, Any]:
+    """A macro step: admit and observe success (so compensation paths are reached often)."""
+    return {
+        "macro": [
+            _step("admit", request=request, grant="add"),
+            _step("observe", request=request, grant="add", status=STATUSES[1]),
+        ]
+    }
+
+
 def _candidate_steps() -> list[list[dict[str, Any]]]:
     """Every step the explorer may take, grouped by kind (simplest kinds and values first,
     so shrinking moves towards short, plain traces)."""
     grants = sorted(GRANTS)
+    focus = [("op-1", "a"), ("cmp-op", "b")]
+    dispatch = [f"d.{key}.math.add.{name}.0" for key, name in focus]
+    compensate = [f"c.{key}.cmp-a.{SCOPE}.add.u" for key, _ in focus]
+    compensate.append(f"c.op-1.cmp-b.{SCOPE}.add.u")  # a second key for the same original
     return [
         [_step("to_json"), _step("counters")],
+        # Focused groups: the same two identities, under the right grant, again and again,
+        # so duplicates, contradictions and compensations are reached in few traces.
+        [_step("admit", request=r, grant="add") for r in dispatch],
+        [_succeed(r) for r in dispatch],
+        [_step("observe", request=r, grant="add", status=s) for r in dispatch for s in STATUSES],
+        [_step("admit_compensation", request=r, grant="add") for r in compensate],
+        [
+            _step("observe_compensation", request=r, grant="add", status=s)
+            for r in compensate
+            for s in STATUSES
+        ],
         [_step("admit", request=r, grant=g) for r in _DISPATCH for g in grants],
         [
             _step("observe", request=r, grant=g, status=s)
@@ -180,7 +207,9 @@ steps = st.integers(0, len(_GROUPS) * _SLOTS - 1).map(_pick)
 # At least 12 steps, so the per-trace cost (setup, a round trip) is spread over many steps;
 # shrinking turns surplus steps into the harmless ``to_json`` and ``minimize`` drops them.
 def trace_of(chosen: list[dict[str, Any]]) -> dict[str, Any]:
-    """A trace whose setup names only the requests its steps use (small on the wire)."""
+    """A trace whose setup names only the requests its steps use (small on the wire);
+    macro steps are expanded into their calls."""
+    chosen = [part for step in chosen for part in step.get("macro", [step])]
     used = {step["args"]["request"] for step in chosen if "request" in step["args"]}
     requests = {name: text for name, text in SETUP["requests"].items() if name in used}
     return {"setup": {**SETUP, "requests": requests}, "steps": chosen}

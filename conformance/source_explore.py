@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from rescind.conformance.catalogue import DriverFactory, register_source
+from rescind.conformance.catalogue import DriverFactory, SourceOptions, register_source
 from rescind.conformance.checks import Check, Outcome
 from rescind.conformance.explore import explore, save_replay
 from rescind.conformance.harness import Driver
 
 DEFAULT_EXAMPLES = 200
-REPLAY_DIRECTORY = Path("rescind-replays")
 
 
 @register_source
-def exploration_checks(_: DriverFactory, budget: int | None) -> list[Check]:
+def exploration_checks(_: DriverFactory, options: SourceOptions) -> list[Check]:
+    budget = options.explore_examples
     examples = DEFAULT_EXAMPLES if budget is None else budget
     if examples <= 0:
         return []
@@ -26,7 +24,7 @@ def exploration_checks(_: DriverFactory, budget: int | None) -> list[Check]:
             return Outcome(
                 "pass", f"{result.examples} traces, {result.steps} steps, {rate:.0f} steps/s"
             )
-        path = save_replay(result.disagreement, REPLAY_DIRECTORY)
+        path = save_replay(result.disagreement, options.replay_directory)
         steps = len(result.disagreement.trace["steps"])
         return Outcome(
             "fail",

@@ -59,6 +59,13 @@ def register(subparsers: Any) -> None:
         metavar="N",
         help="differential exploration budget (call sequences); 0 disables it",
     )
+    parser.add_argument(
+        "--replay-dir",
+        type=Path,
+        default=Path("rescind-replays"),
+        metavar="DIR",
+        help="where exploration saves minimal disagreements (default: rescind-replays)",
+    )
     parser.add_argument("--no-model", action="store_true", help="skip the model proofs")
     parser.set_defaults(handler=run)
 
@@ -89,7 +96,12 @@ def run(args: argparse.Namespace) -> int:
         expected = reports.read_expected_failures(args.expect_fail)
     start = _factory(args)
     checks = _selected(
-        all_checks(start, include_model=not args.no_model, explore_steps=args.explore_steps),
+        all_checks(
+            start,
+            include_model=not args.no_model,
+            explore_steps=args.explore_steps,
+            replay_directory=args.replay_dir,
+        ),
         args.select,
     )
     if not checks:
