@@ -14,97 +14,65 @@ import attrs
 from rescind.reference.lifecycle import Phase
 
 
+class _Event:
+    """JSON form shared by every event: ``type`` first, then the fields in order."""
+
+    type: str
+
+    def to_json(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"type": self.type}
+        for field in attrs.fields(type(self)):  # type: ignore[arg-type]
+            value = getattr(self, field.name)
+            body[field.name] = value.value if isinstance(value, Phase) else value
+        return body
+
+
 @attrs.frozen
-class OperationLedgerCreated:
+class OperationLedgerCreated(_Event):
     plan_id: int
     type = "operation_ledger_created"
 
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.type, "plan_id": self.plan_id}
-
 
 @attrs.frozen
-class OperationRecorded:
+class OperationRecorded(_Event):
     plan_id: int
     step_id: str
     tool: str
     type = "operation_recorded"
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "type": self.type,
-            "plan_id": self.plan_id,
-            "step_id": self.step_id,
-            "tool": self.tool,
-        }
-
 
 @attrs.frozen
-class OperationObserved:
+class OperationObserved(_Event):
     plan_id: int
     step_id: str
     tool: str
     state: Phase
     type = "operation_observed"
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "type": self.type,
-            "plan_id": self.plan_id,
-            "step_id": self.step_id,
-            "tool": self.tool,
-            "state": self.state.value,
-        }
-
 
 @attrs.frozen
-class CompensationRecorded:
+class CompensationRecorded(_Event):
     plan_id: int
     operation_key: str
     compensation_key: str
     type = "compensation_recorded"
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "type": self.type,
-            "plan_id": self.plan_id,
-            "operation_key": self.operation_key,
-            "compensation_key": self.compensation_key,
-        }
-
 
 @attrs.frozen
-class CompensationApproved:
+class CompensationApproved(_Event):
     plan_id: int
     operation_key: str
     compensation_key: str
     type = "compensation_approved"
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "type": self.type,
-            "plan_id": self.plan_id,
-            "operation_key": self.operation_key,
-            "compensation_key": self.compensation_key,
-        }
-
 
 @attrs.frozen
-class CompensationObserved:
+class CompensationObserved(_Event):
     plan_id: int
     operation_key: str
     compensation_key: str
     state: Phase
     type = "compensation_observed"
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "type": self.type,
-            "plan_id": self.plan_id,
-            "operation_key": self.operation_key,
-            "compensation_key": self.compensation_key,
-            "state": self.state.value,
-        }
 
 
 WorkflowEvent = (
