@@ -3,7 +3,6 @@ expected-failures list a downstream CI keeps to track known gaps."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
@@ -35,10 +34,6 @@ def to_json(report: RunReport) -> dict[str, Any]:
             for result in report.results
         ],
     }
-
-
-def write_json(report: RunReport, path: Path) -> None:
-    path.write_text(json.dumps(to_json(report), indent=2) + "\n", encoding="utf-8")
 
 
 def write_junit(report: RunReport, path: Path) -> None:

@@ -86,10 +86,6 @@ BINDINGS: dict[str, TopicBinding] = {
 }
 
 
-def register_binding(binding: TopicBinding) -> None:
-    BINDINGS[binding.topic] = binding
-
-
 def load_vector_files() -> Iterator[dict[str, Any]]:
     root = importlib.resources.files("rescind.vectors")
     for entry in sorted(root.iterdir(), key=lambda item: item.name):

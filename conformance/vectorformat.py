@@ -179,7 +179,3 @@ def render(document: Mapping[str, Any]) -> str:
     """The one text form of a vector or schema file: ASCII only (non-ASCII as \\u escapes,
     so no editor can silently change a byte), two-space indent, trailing newline."""
     return json.dumps(document, indent=2, ensure_ascii=True) + "\n"
-
-
-def hex_of(data: bytes) -> str:
-    return data.hex()

@@ -30,7 +30,7 @@ from rescind.model.logic import (
     TOOL,
     Expr,
 )
-from rescind.model.prover import Path, variables_read
+from rescind.model.prover import Path
 from rescind.model.system import SCHEMA, State
 
 PREFIXES = {
@@ -212,9 +212,3 @@ def _changes(
         return lines
     old, new = namer.name(before[name]), namer.name(after[name])
     return [f"   {name}: {old} -> {new}"] if old != new else []
-
-
-def watched_by(formula_builder: Any) -> frozenset[str]:
-    """Variables a state formula reads: ``formula_builder(state)`` on a fresh state."""
-    probe = State.fresh("watch")
-    return variables_read(formula_builder(probe), "watch")

@@ -183,13 +183,6 @@ BROKEN_VARIANTS: tuple[BrokenVariant, ...] = (
 )
 
 
-def broken_variant(name: str) -> BrokenVariant:
-    for candidate in BROKEN_VARIANTS:
-        if candidate.name == name:
-            return candidate
-    raise KeyError(name)
-
-
 WitnessTarget = Callable[[TransitionSystem, State, dict[str, Expr]], Expr]
 
 

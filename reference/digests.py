@@ -21,7 +21,7 @@ from rescind.reference.protocol_errors import (
     WeakSessionKey,
     WireFrameTooLarge,
 )
-from rescind.reference.tokens import is_hex64, require_token
+from rescind.reference.tokens import require_token
 
 WORKER_INPUT_DOMAIN = b"splash-worker-operation-input-v1"
 GRANT_DOMAIN = b"splash-compensation-grant-v1"
@@ -211,7 +211,3 @@ def frame_tag(
     check_session_key(session_key)
     payload = frame_auth_payload(sender, sequence, session_id, message_json)
     return blake3(payload, key=session_key).hexdigest()
-
-
-def is_fingerprint(value: str) -> bool:
-    return is_hex64(value)

@@ -175,9 +175,6 @@ class SessionAuthenticator:
         self._next_outgoing = sequence + 1
         return frame
 
-    def seal_line(self, message: WorkerMessage) -> str:
-        return self.seal(message).to_json()
-
     def open(self, frame: AuthenticatedFrame) -> WorkerMessage:
         """Syntax, tag (computed as the *peer* sent it), session, exact next sequence, the
         last-u64 guard; the incoming counter moves only when every check passed."""

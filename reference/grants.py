@@ -237,9 +237,6 @@ class CapabilityGrant:
         for resource in sorted(self.resources):
             resource.validate()
 
-    def sorted_resources(self) -> tuple[Resource, ...]:
-        return tuple(sorted(self.resources))
-
     def to_json(self) -> str:
         """Compact serde form, fields in declaration order; resources always present."""
         return (

@@ -155,7 +155,3 @@ def max_depth(value: JsonValue) -> int:
         elif isinstance(node, Mapping):
             stack.extend((child, depth + 1) for child in node.values())
     return deepest
-
-
-def is_container(value: JsonValue) -> bool:
-    return isinstance(value, tuple | Mapping)

@@ -117,7 +117,3 @@ class ToolPayload:
 
     def __hash__(self) -> int:
         return hash((self.format, self.canonical_body))
-
-
-def canonical_input_bytes(payload: ToolPayload) -> bytes:
-    return payload.canonical_input_bytes()

@@ -166,11 +166,6 @@ class WorkflowOperationLedger:
             if operation.step_id not in step_ids:
                 raise UnknownStep(step_id=operation.step_id)
 
-    def validate_minimum_revision(self, minimum: int) -> None:
-        """Structural validation, then ``revision >= minimum`` (HL-13)."""
-        self.validate()
-        self.require_minimum_revision(minimum)
-
     def require_minimum_revision(self, minimum: int) -> None:
         if self._revision < minimum:
             raise StaleRevision(actual=self._revision, minimum=minimum)
