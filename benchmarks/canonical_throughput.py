@@ -28,14 +28,15 @@ import orjson
 import rfc8785
 from blake3 import blake3
 from canonical_corpus import build_corpus  # benchmarks/ is on sys.path when run as a script
+from rich.console import Console
+from rich.table import Table
+
 from rescind.reference.canonical_fast import (
     ENCODERS,
     exact_worker_fingerprint,
     fast_worker_fingerprint,
 )
 from rescind.reference.digests import WORKER_INPUT_DOMAIN
-from rich.console import Console
-from rich.table import Table
 
 BASELINE = "stdlib"
 TARGET_VS_STDLIB = 1.0

@@ -14,11 +14,12 @@ import argparse
 import json
 import sys
 
+from rich.console import Console
+from rich.table import Table
+
 from rescind.conformance.driver import handle
 from rescind.conformance.explore import explore
 from rescind.conformance.harness import InProcessDriver, SubprocessDriver
-from rich.console import Console
-from rich.table import Table
 
 TARGETS = {"in process": 5000.0, "over the pipe": 2000.0}
 

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import attrs
+
 from rescind.conformance.checks import Check, Outcome
 from rescind.conformance.harness import Driver
 from rescind.conformance.vectorchecks import vector_checks
@@ -79,12 +80,12 @@ def all_checks(
     return checks
 
 
+SOURCE_MODULES: tuple[str, ...] = ("source_explore",)
+"""Every module that registers a check source, in run order."""
+
+
 def _load_sources() -> None:
     import importlib
-    import pkgutil
 
-    import rescind.conformance as package
-
-    for info in pkgutil.iter_modules(package.__path__):
-        if info.name.startswith("source_"):
-            importlib.import_module(f"{package.__name__}.{info.name}")
+    for name in SOURCE_MODULES:
+        importlib.import_module(f"rescind.conformance.{name}")

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Literal
 
 import attrs
+
 from rescind.conformance.harness import Driver
 
 Tier = Literal["must", "should", "profile"]

@@ -12,11 +12,10 @@ import sys
 from collections.abc import Mapping
 from typing import IO, Any
 
+from rescind import __version__
 from rescind.conformance import operations
 from rescind.conformance.harness import DRIVER_PROTOCOL
 from rescind.reference.errors import RescindError
-
-from rescind import __version__
 
 
 def handle(message: Mapping[str, Any]) -> dict[str, Any]:

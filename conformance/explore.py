@@ -18,6 +18,7 @@ import attrs
 from hypothesis import HealthCheck, Phase, find, settings
 from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample
+
 from rescind.conformance import operations
 from rescind.conformance.harness import Driver, Reply
 from rescind.conformance.vectorchecks import compare

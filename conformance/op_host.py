@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from rescind.conformance.interpreters import host_trace
 from rescind.conformance.operations import operation
 from rescind.conformance.vectorsets import host_keys, ledger_codec
-from rescind.reference.host import trace as host_trace
 
 HOST_KEY_OPERATIONS = (
     "plan_fingerprint",

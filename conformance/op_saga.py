@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from rescind.conformance.interpreters import saga_documents as documents
 from rescind.conformance.operations import operation
-from rescind.reference.saga import documents
 
 GROUP_OPERATIONS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "plan": documents.plan_document,

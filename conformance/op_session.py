@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from rescind.conformance.interpreters.host_scenario import run_host_scenario
+from rescind.conformance.interpreters.worker_scenario import run_scenario
 from rescind.conformance.operations import arg, operation
-from rescind.reference.host.scenario import run_host_scenario
-from rescind.reference.worker.scenario import run_scenario
 
 
 @operation("session.worker", capability="session")

@@ -3,11 +3,10 @@ each; the result holds one outcome per step) and ``frames``."""
 
 from __future__ import annotations
 
+from rescind.conformance.interpreters import frame_trace, worker_trace
 from rescind.conformance.operations import operation, raising
 from rescind.conformance.vectorsets import frames as frame_vectors
 from rescind.conformance.vectorsets import journal_codec
-from rescind.reference import frame_trace
-from rescind.reference.worker import trace as worker_trace
 
 operation("journal.trace", capability="journal")(worker_trace.run_trace)
 operation("journal.load", capability="journal")(raising(journal_codec.run))

@@ -2,14 +2,13 @@
 vector generators (a vector's expected value *is* the reference's answer to its input).
 
 An operation takes the request's ``args`` object and returns a result object, or raises a
-``RescindError`` (reported as ``{"error": {"code", "definite"}}``). Operation modules are the
-``op_*`` modules of this package; each registers its operations under one capability name.
+``RescindError`` (reported as ``{"error": {"code", "definite"}}``). The operation modules are
+listed in ``OPERATION_MODULES``; each registers its operations under one capability name.
 """
 
 from __future__ import annotations
 
 import importlib
-import pkgutil
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -38,15 +37,24 @@ def operation(name: str, capability: str) -> Callable[[Operation], Operation]:
     return register
 
 
+OPERATION_MODULES: tuple[str, ...] = (
+    "op_canonical",
+    "op_grants",
+    "op_worker",
+    "op_host",
+    "op_storage",
+    "op_session",
+    "op_saga",
+)
+"""Every module that registers operations; a missing one fails the first lookup loudly."""
+
+
 def _load() -> None:
     global _loaded
     if _loaded:
         return
-    import rescind.conformance as package
-
-    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda module: module.name):
-        if info.name.startswith("op_"):
-            importlib.import_module(f"{package.__name__}.{info.name}")
+    for name in OPERATION_MODULES:
+        importlib.import_module(f"rescind.conformance.{name}")
     _loaded = True
 
 

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import pytest
+
 from rescind.conformance.checks import Check
 from rescind.conformance.harness import InProcessDriver
 

@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 
 import attrs
+
 from rescind.conformance.checks import Check, Outcome, Result
 from rescind.conformance.harness import Driver, HarnessFailure
 

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import attrs
+
 from rescind.conformance.checks import Check, Outcome, Tier
 from rescind.conformance.harness import Driver, Reply
 

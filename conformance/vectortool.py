@@ -11,11 +11,13 @@ from __future__ import annotations
 import hashlib
 import importlib.resources
 import json
+import sysconfig
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 import jsonschema
+
 from rescind.conformance.vectorformat import RESULTS, VectorFile, VectorTest, render
 from rescind.conformance.vectorsets import discover
 
@@ -24,6 +26,15 @@ REGISTRY_NAME = "registry.json"
 
 def default_directory() -> Path:
     return Path(str(importlib.resources.files("rescind.vectors")))
+
+
+def inside_installation(directory: Path) -> bool:
+    """True when ``directory`` lies in an interpreter's library folders (site-packages)."""
+    resolved = directory.resolve()
+    if {"site-packages", "dist-packages"} & set(resolved.parts):
+        return True
+    roots = {sysconfig.get_path(name) for name in ("purelib", "platlib")}
+    return any(resolved.is_relative_to(Path(root).resolve()) for root in roots if root)
 
 
 def meaning(test: VectorTest | Mapping[str, Any]) -> str:

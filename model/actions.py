@@ -13,6 +13,7 @@ host-ledger-facts).
 from __future__ import annotations
 
 import z3
+
 from rescind.model.logic import (
     APPROVAL_STATUS,
     CKEY,

@@ -1,15 +1,14 @@
 """The interface between proof modules and ``rescind prove``.
 
-A proof module in ``rescind.model`` exposes ``checks() -> Sequence[Check]``; ``rescind prove``
-discovers every such module, runs the checks and reports one row each. A check never raises
-for a failed property: it returns ``violated`` with a readable numbered counterexample trace,
+A proof module in ``rescind.model`` exposes ``checks() -> Sequence[Check]`` and is listed in
+``PROOF_MODULES``; ``rescind prove`` imports each, runs the checks and reports one row each.
+A check never raises for a failed property: it returns ``violated`` with a readable numbered counterexample trace,
 or ``unknown`` when z3 gives up.
 """
 
 from __future__ import annotations
 
 import importlib
-import pkgutil
 from collections.abc import Callable
 from typing import Literal
 
@@ -36,17 +35,15 @@ class Check:
     group: str = "protocol"
 
 
-def discover_checks() -> list[Check]:
-    import rescind.model as package
+PROOF_MODULES: tuple[str, ...] = ("protocol", "saga")
+"""Every module of ``rescind.model`` that provides checks, in report order."""
 
+
+def discover_checks() -> list[Check]:
     found: list[Check] = []
-    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda module: module.name):
-        if info.name.startswith("_") or info.name == "checks":
-            continue
-        module = importlib.import_module(f"{package.__name__}.{info.name}")
-        provider = getattr(module, "checks", None)
-        if callable(provider):
-            found.extend(provider())
+    for name in PROOF_MODULES:
+        module = importlib.import_module(f"rescind.model.{name}")
+        found.extend(module.checks())
     names = [check.name for check in found]
     if len(set(names)) != len(names):
         raise ValueError(f"two checks share a name: {sorted(names)}")

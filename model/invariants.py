@@ -18,6 +18,7 @@ from typing import Any
 
 import attrs
 import z3
+
 from rescind.model.logic import (
     APPROVAL_STATUS,
     CKEY,

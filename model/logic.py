@@ -5,7 +5,7 @@ input fingerprint, resource, approval nonce) is an *uninterpreted sort*: the pro
 any number of values, so nothing is bounded by a chosen universe size. Limits are integers.
 
 The observation rule is not written here. :class:`LifecycleLogic` turns the rows of a
-:class:`~rescind.reference.lifecycle.Lifecycle` table into formulas, so the model executes
+:class:`~rescind.tables.operation.Lifecycle` table into formulas, so the model executes
 the same data as the worker journal and the host ledger (MD-1).
 
 The grant fingerprint is an *injective function* of the grant's fields (MD-7): it is the
@@ -23,7 +23,8 @@ from typing import Any
 
 import attrs
 import z3
-from rescind.reference.lifecycle import OPERATION_LIFECYCLE, Lifecycle, Phase, Verdict
+
+from rescind.tables.operation import OPERATION_LIFECYCLE, Lifecycle, Phase, Verdict
 
 Expr = Any
 """A z3 expression (z3 ships no type information, so this is ``Any`` to mypy)."""

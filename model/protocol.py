@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from types import MappingProxyType
 
 import z3
+
 from rescind.model.checks import Check, CheckResult
 from rescind.model.invariants import INVARIANTS, Invariant
 from rescind.model.prover import fresh_indices, prove, search, variables_read, violation_target

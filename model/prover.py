@@ -25,6 +25,7 @@ from typing import Any
 
 import attrs
 import z3
+
 from rescind.model.invariants import Invariant
 from rescind.model.logic import IDENTITY, TOOL, Expr
 from rescind.model.system import (

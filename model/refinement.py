@@ -30,6 +30,7 @@ from typing import Any, Protocol
 
 import attrs
 import z3
+
 from rescind.model.logic import (
     CKEY,
     FINGERPRINT,

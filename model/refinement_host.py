@@ -35,6 +35,7 @@ from collections.abc import Mapping, Sequence
 
 import attrs
 import z3
+
 from rescind.model.logic import (
     APPROVAL_STATUS,
     CKEY,

@@ -1,6 +1,6 @@
 """Saga properties proven by z3 over the reference's own tables (docs/spec/saga.md SG-70..).
 
-Every check reads the data in ``rescind.reference.saga.lifecycles`` (or runs the reference on
+Every check reads the data in ``rescind.tables.saga`` (or runs the reference on
 every small case from ``smallworld``) and asks z3 for a counterexample. Each check function
 takes what it checks as parameters, defaulting to the real tables and functions, so tests can
 hand it a broken variant and watch it fail with a numbered trace.
@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import z3
+
 from rescind.model.checks import Check, CheckResult
 from rescind.model.saga_planning import (
     check_batches,
@@ -34,7 +35,7 @@ from rescind.model.saga_support import (
     _States,
     _timed,
 )
-from rescind.reference.saga.lifecycles import (
+from rescind.tables.saga import (
     ALL_TABLES,
     CASE_ACTIVE_EARLIER,
     CASE_COMPENSATION_ENTRY,

@@ -9,6 +9,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import z3
+
+from rescind.conformance.interpreters.saga_smallworld import (
+    Configuration,
+    all_dags,
+    effect_configurations,
+    prior_inverse_world,
+    source_effect_world,
+)
 from rescind.model.checks import CheckResult
 from rescind.model.saga_support import (
     _NOT_HAPPENED,
@@ -24,7 +32,14 @@ from rescind.model.saga_support import (
     _States,
     _timed,
 )
-from rescind.reference.saga.lifecycles import (
+from rescind.reference.saga.lineage import Lineage
+from rescind.reference.saga.order import (
+    compensation_batches,
+    dfs_reverse_postorder,
+    reverse_compiled_order,
+)
+from rescind.reference.saga.planner import CompensationPlan, plan_compensation
+from rescind.tables.saga import (
     EFFECT_TABLE,
     LATEST_VALUES,
     PRIOR_EFFECT_ROWS,
@@ -33,20 +48,6 @@ from rescind.reference.saga.lifecycles import (
     EffectStatus,
     Eligibility,
     PriorOutcome,
-)
-from rescind.reference.saga.lineage import Lineage
-from rescind.reference.saga.order import (
-    compensation_batches,
-    dfs_reverse_postorder,
-    reverse_compiled_order,
-)
-from rescind.reference.saga.planner import CompensationPlan, plan_compensation
-from rescind.reference.saga.smallworld import (
-    Configuration,
-    all_dags,
-    effect_configurations,
-    prior_inverse_world,
-    source_effect_world,
 )
 
 # --- planner checks ------------------------------------------------------------------------

@@ -9,13 +9,14 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import z3
+
 from rescind.model.checks import CheckResult
-from rescind.reference.saga.lifecycles import (
+from rescind.reference.saga.lineage import Lineage
+from rescind.reference.saga.planner import CompensationPlan
+from rescind.tables.saga import (
     EffectStatus,
     StateTable,
 )
-from rescind.reference.saga.lineage import Lineage
-from rescind.reference.saga.planner import CompensationPlan
 
 Table = StateTable[Any]
 Lines = list[str]

@@ -31,6 +31,7 @@ from typing import Any
 
 import attrs
 import z3
+
 from rescind.model.logic import (
     APPROVAL,
     APPROVAL_STATUS,
@@ -53,7 +54,7 @@ from rescind.model.logic import (
     LifecycleLogic,
     phase,
 )
-from rescind.reference.lifecycle import OPERATION_LIFECYCLE, Lifecycle
+from rescind.tables.operation import OPERATION_LIFECYCLE, Lifecycle
 
 
 def _array(index: Any, value: Any) -> Any:

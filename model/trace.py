@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import z3
+
 from rescind.model.logic import (
     CKEY,
     FINGERPRINT,

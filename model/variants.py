@@ -15,6 +15,7 @@ from typing import Any
 
 import attrs
 import z3
+
 from rescind.model.logic import (
     APPROVAL_STATUS,
     CKEY,
@@ -31,7 +32,7 @@ from rescind.model.logic import (
     phase,
 )
 from rescind.model.system import ModelConfig, State, TransitionSystem
-from rescind.reference.lifecycle import OPERATION_LIFECYCLE, Lifecycle, Phase, Verdict
+from rescind.tables.operation import OPERATION_LIFECYCLE, Lifecycle, Phase, Verdict
 
 
 @attrs.frozen

@@ -42,6 +42,7 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from blake3 import blake3
+
 from rescind.reference.digests import WORKER_INPUT_DOMAIN, worker_input_fingerprint
 from rescind.reference.jsonencode import canonical_json
 from rescind.reference.jsonvalue import from_python

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 import attrs
 from blake3 import blake3
+
 from rescind.reference.errors import RescindError
 from rescind.reference.payload import ToolPayload, u64_be
 from rescind.reference.protocol_errors import (

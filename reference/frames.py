@@ -18,6 +18,7 @@ import enum
 import hmac
 
 import attrs
+
 from rescind.reference.digests import (
     SESSION_KEY_BYTES,
     check_session_key,

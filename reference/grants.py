@@ -17,6 +17,7 @@ import enum
 from collections.abc import Iterable
 
 import attrs
+
 from rescind.reference.digests import grant_fingerprint_of_encoding
 from rescind.reference.jsonencode import encode_string
 from rescind.reference.jsonparse import Node

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import attrs
+
 from rescind.reference.digests import host_input_fingerprint, worker_input_fingerprint
 from rescind.reference.errors import RescindError
 from rescind.reference.jsonparse import parse_json

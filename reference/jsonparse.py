@@ -24,6 +24,7 @@ from types import MappingProxyType
 from typing import Any, NoReturn, cast
 
 import attrs
+
 from rescind.reference.jsonvalue import JsonNumber, JsonValue
 from rescind.reference.numbers import NumberMode
 from rescind.reference.protocol_errors import Serialization

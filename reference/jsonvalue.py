@@ -18,6 +18,7 @@ from types import MappingProxyType
 from typing import TypeAlias
 
 import attrs
+
 from rescind.reference.errors import RescindError
 from rescind.reference.numbers import (
     NumberMode,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 import attrs
+
 from rescind.reference.grants import CapabilityGrant, GrantAttenuation
 from rescind.reference.jsonencode import encode_string
 from rescind.reference.jsonparse import JsonPairs, Node

@@ -15,10 +15,10 @@ from __future__ import annotations
 from typing import Any, ClassVar, Self
 
 import attrs
+
 from rescind.reference.grants import CapabilityGrant, require_grant_fingerprint
 from rescind.reference.jsonencode import encode_string
 from rescind.reference.jsonparse import Node
-from rescind.reference.lifecycle import Phase
 from rescind.reference.manifest import PROTOCOL_VERSION
 from rescind.reference.numbers import NumberMode
 from rescind.reference.payload import ToolPayload
@@ -30,6 +30,7 @@ from rescind.reference.protocol_errors import (
 )
 from rescind.reference.tokens import require_compensation_key, require_token
 from rescind.reference.wirejson import Struct, as_str, as_uint, read_payload, tag_of
+from rescind.tables.operation import Phase
 
 MAX_FAILURE_MESSAGE_BYTES = 4096
 U16_MAX = 2**16 - 1

@@ -12,6 +12,7 @@ import struct
 from collections.abc import Callable, Mapping
 
 import attrs
+
 from rescind.reference.errors import RescindError
 from rescind.reference.jsonencode import canonical_json, encode_string
 from rescind.reference.jsonparse import parse_json

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import ClassVar, TypeAlias
 
 import attrs
+
 from rescind.reference.digests import MAX_WIRE_FRAME_BYTES
 from rescind.reference.jsonencode import canonical_json_text, encode_string
 from rescind.reference.jsonparse import JsonPairs, Node, to_value

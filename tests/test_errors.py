@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+
 from rescind.reference.errors import RescindError, error_registry
 from rescind.reference.payload import ToolPayload
 

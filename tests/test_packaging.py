@@ -7,13 +7,13 @@ import pkgutil
 import tomllib
 from pathlib import Path
 
-from rescind.reference.errors import RescindError, error_registry
-
 import rescind
+from rescind.reference.errors import RescindError, error_registry
 
 ROOT = Path(__file__).resolve().parent.parent
 MAPPING = {
-    "rescind": "rescind",
+    "rescind": "src/rescind",
+    "rescind.tables": "tables",
     "rescind.reference": "reference",
     "rescind.model": "model",
     "rescind.conformance": "conformance",
@@ -40,7 +40,13 @@ def test_every_package_directory_is_listed() -> None:
 
 
 def _import_everything() -> None:
-    for package in ("rescind.reference", "rescind.model", "rescind.conformance", "rescind.cli"):
+    for package in (
+        "rescind.tables",
+        "rescind.reference",
+        "rescind.model",
+        "rescind.conformance",
+        "rescind.cli",
+    ):
         module = importlib.import_module(package)
         for info in pkgutil.walk_packages(module.__path__, prefix=f"{package}."):
             importlib.import_module(info.name)
@@ -57,6 +63,44 @@ def test_error_codes_are_unique_snake_case_and_registered() -> None:
 
 def test_nothing_generic_lands_at_top_level() -> None:
     assert rescind.__name__ == "rescind"
-    for generic in ("model", "reference", "conformance", "vectors"):
+    for generic in ("model", "reference", "conformance", "vectors", "tables"):
         spec = importlib.util.find_spec(generic)
         assert spec is None or "rescind" not in str(spec.origin), generic
+
+
+def test_nothing_at_the_root_shadows_the_installed_package() -> None:
+    assert not (ROOT / "rescind").exists()
+    assert not (ROOT / "rescind.py").exists()
+
+
+def test_one_version_source() -> None:
+    from importlib.metadata import version
+
+    project = _pyproject()["project"]
+    assert "version" not in project and "version" in project["dynamic"]
+    assert version("rescind") == rescind.__version__
+
+
+def test_registries_name_every_module_of_their_kind() -> None:
+    """Registries are explicit; this keeps them complete (a file nobody lists is dead)."""
+    from rescind.cli import COMMAND_MODULES
+    from rescind.conformance.catalogue import SOURCE_MODULES
+    from rescind.conformance.operations import OPERATION_MODULES
+    from rescind.conformance.vectorsets import TOPIC_MODULES
+    from rescind.model.checks import PROOF_MODULES
+
+    def modules(folder: str, prefix: str = "") -> set[str]:
+        return {
+            path.stem
+            for path in (ROOT / folder).glob(f"{prefix}*.py")
+            if not path.stem.startswith("_")
+        }
+
+    assert set(OPERATION_MODULES) == modules("conformance", "op_")
+    assert set(SOURCE_MODULES) == modules("conformance", "source_")
+    assert set(TOPIC_MODULES) == modules("conformance/vectorsets")
+    assert set(COMMAND_MODULES) == modules("src/rescind/cli")
+    providers = {
+        path.stem for path in (ROOT / "model").glob("*.py") if "\ndef checks()" in path.read_text()
+    }
+    assert set(PROOF_MODULES) == providers

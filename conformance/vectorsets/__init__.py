@@ -1,29 +1,40 @@
 """One module per vector topic; each exposes ``build() -> VectorFile``.
 
-Modules are discovered, so adding a topic never edits a shared list.
+``TOPIC_MODULES`` lists them; a listed module that is missing fails the export loudly.
 """
 
 from __future__ import annotations
 
 import importlib
-import pkgutil
 
 from rescind.conformance.vectorformat import VectorFile
+
+TOPIC_MODULES: tuple[str, ...] = (
+    "authorizer_traces",
+    "canonical_input",
+    "frames",
+    "grants",
+    "host_keys",
+    "journal_codec",
+    "journal_traces",
+    "ledger_codec",
+    "ledger_traces",
+    "saga_bindings",
+    "saga_lifecycles",
+    "saga_plans",
+    "session_scenarios",
+    "storage",
+)
 
 
 def discover() -> list[VectorFile]:
     """Build every topic, sorted by topic name (the export order)."""
     files: list[VectorFile] = []
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda module: module.name):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        build = getattr(module, "build", None)
-        if callable(build):
-            built = build()
-            if not isinstance(built, VectorFile):
-                raise TypeError(f"{info.name}.build() must return a VectorFile")
-            files.append(built)
+    for name in TOPIC_MODULES:
+        built = importlib.import_module(f"{__name__}.{name}").build()
+        if not isinstance(built, VectorFile):
+            raise TypeError(f"{name}.build() must return a VectorFile")
+        files.append(built)
     topics = [vector_file.topic for vector_file in files]
     if len(set(topics)) != len(topics):
         raise ValueError(f"two vector modules build the same topic: {topics}")

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
+
 from rescind.conformance.vectorsets._worker_fixtures import (
     CANCELLED,
     GRANT_ECHO,

@@ -12,9 +12,10 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import attrs
+
+from rescind.conformance.interpreters.worker_trace import run_trace
 from rescind.conformance.vectorformat import VectorTest
 from rescind.conformance.vectorsets._worker_fixtures import STANDARD_GRANTS
-from rescind.reference.worker.trace import run_trace
 
 OK = "ok"
 

@@ -4,7 +4,7 @@
 
 Groups: ``message-line`` (decode a WorkerMessage line, re-encode it), ``frame-tag`` (the tag
 and the exact text it covers), ``frame-trace`` (seal/open traces run by
-``rescind.reference.frame_trace``), ``bootstrap`` (encode and decode the binary bootstrap).
+``rescind.conformance.interpreters.frame_trace``), ``bootstrap`` (encode and decode the binary bootstrap).
 Frames that a trace opens are produced here with the reference, so every tag in an input is
 either genuine or deliberately broken in the way the comment says.
 """
@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from rescind.conformance.interpreters.frame_trace import run_frame_trace
 from rescind.conformance.vectorformat import Flag, VectorFile, VectorGroup, VectorTest
 from rescind.conformance.vectorsets._worker_fixtures import (
     GRANT_MATH,
@@ -29,7 +30,6 @@ from rescind.conformance.vectorsets._worker_fixtures import (
 )
 from rescind.reference.digests import frame_auth_payload
 from rescind.reference.errors import RescindError
-from rescind.reference.frame_trace import run_frame_trace
 from rescind.reference.frames import U64_MAX, PipeBootstrap, SessionRole, compute_tag
 from rescind.reference.numbers import NumberMode
 from rescind.reference.wirejson import read_document

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from rescind.conformance.interpreters.trace_support import bytes_arg, input_arg, payload_arg
 from rescind.conformance.vectorformat import (
     Flag,
     VectorFile,
@@ -29,7 +30,6 @@ from rescind.reference.digests import (
 from rescind.reference.errors import RescindError
 from rescind.reference.host.engine import WorkflowEngine
 from rescind.reference.host.plan import IdCounter
-from rescind.reference.host.trace_support import bytes_arg, input_arg, payload_arg
 
 TOPIC = "host-keys"
 _DETAILS = ("actual", "maximum")

@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from rescind.conformance.interpreters.worker_trace import text_of
 from rescind.conformance.vectorformat import Flag, VectorFile, VectorGroup, VectorTest
 from rescind.reference.errors import RescindError
 from rescind.reference.numbers import NumberMode
 from rescind.reference.worker.journal import WorkerOperationJournal
-from rescind.reference.worker.trace import text_of
 
 TOPIC = "journal-codec"
 

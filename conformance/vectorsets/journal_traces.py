@@ -1,7 +1,7 @@
 # ruff: noqa: E501  (trace tables keep one step per line)
 """Vectors for the worker operation journal as traces of calls (docs/spec/journal.md).
 
-Each test is a trace (setup + steps) run by ``rescind.reference.worker.trace``; the expected
+Each test is a trace (setup + steps) run by ``rescind.conformance.interpreters.worker_trace``; the expected
 outcome of every step and the journal text at checkpoints are computed by the reference,
 after ``_trace_cases.vector`` has checked them against the outcome each step's author
 intended. Traces cover worker edge cases 12, 13 and 15-36 and reproduce upstream's probe

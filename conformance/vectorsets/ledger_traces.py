@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from rescind.conformance.interpreters.host_trace import run_trace
 from rescind.conformance.vectorformat import Flag, VectorFile, VectorGroup, VectorTest
 from rescind.conformance.vectorsets._trace_cases_compensation import CASES as COMPENSATION
 from rescind.conformance.vectorsets._trace_cases_ops import CASES as OPERATIONS
-from rescind.reference.host.trace import run_trace
 
 TOPIC = "ledger-traces"
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from rescind.conformance.interpreters.saga_documents import BindingSetRefused, validate_document
 from rescind.conformance.vectorformat import Flag, VectorFile, VectorGroup, VectorTest
-from rescind.reference.saga.documents import BindingSetRefused, validate_document
 
 TOPIC = "saga-bindings"
 

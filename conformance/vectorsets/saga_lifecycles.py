@@ -2,7 +2,7 @@
 tables, and CaseHub case and work-item compensation scenarios.
 
 ``transition`` vectors cover every (state, trigger) pair of every table in
-``rescind.reference.saga.lifecycles``; a pair with no row is ``invalid`` with
+``rescind.tables.saga``; a pair with no row is ``invalid`` with
 ``saga_illegal_transition``. Scenario vectors are step lists (docs/saga.md) whose expected
 value is one result per step, ``{"error": code}`` when a step is refused.
 """
@@ -12,16 +12,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from rescind.conformance.vectorformat import Flag, VectorFile, VectorGroup, VectorTest
-from rescind.reference.errors import RescindError
-from rescind.reference.saga.documents import (
+from rescind.conformance.interpreters.saga_documents import (
     case_document,
     classify_document,
     reconcile_document,
     transition_document,
     work_item_document,
 )
-from rescind.reference.saga.lifecycles import (
+from rescind.conformance.vectorformat import Flag, VectorFile, VectorGroup, VectorTest
+from rescind.reference.errors import RescindError
+from rescind.tables.saga import (
     ALL_TABLES,
     CASE_TABLE,
     EffectStatus,

@@ -10,9 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from rescind.conformance.interpreters.saga_documents import (
+    declare_document,
+    plan_document,
+    run_document,
+)
 from rescind.conformance.vectorformat import Flag, VectorFile, VectorGroup, VectorTest
 from rescind.reference.errors import RescindError
-from rescind.reference.saga.documents import declare_document, plan_document, run_document
 
 TOPIC = "saga-plans"
 

@@ -1,9 +1,10 @@
 """Vectors for sessions that enforce ordering: worker session scenarios (docs/spec/session.md,
 WS-n) and host crash and recovery scenarios (docs/spec/recovery.md, RC-n).
 
-Every test is a whole scenario run: a worker scenario (``rescind.reference.worker.scenario``)
-or a host scenario (``rescind.reference.host.scenario``). The expected document is the
-reference's run; ``build`` first checks that every step ends the way the case's author
+Every test is a whole scenario run: a worker scenario
+(``rescind.conformance.interpreters.worker_scenario``) or a host scenario
+(``rescind.conformance.interpreters.host_scenario``). The expected document is the reference's
+run; ``build`` first checks that every step ends the way the case's author
 intended from the spec, so a reference regression cannot silently rewrite a vector. The
 probe runs are additionally compared line by line with upstream's observed output by
 tests/sessions.
@@ -13,11 +14,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from rescind.conformance.interpreters.host_scenario import run_host_scenario
+from rescind.conformance.interpreters.worker_scenario import run_scenario
 from rescind.conformance.vectorformat import Flag, VectorFile, VectorGroup, VectorTest
 from rescind.conformance.vectorsets import _recovery_cases as host_cases
 from rescind.conformance.vectorsets import _session_cases as worker_cases
-from rescind.reference.host.scenario import run_host_scenario
-from rescind.reference.worker.scenario import run_scenario
 
 TOPIC = "session-scenarios"
 OK = "ok"

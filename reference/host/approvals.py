@@ -22,6 +22,7 @@ import enum
 from typing import Any, NoReturn
 
 import attrs
+
 from rescind.reference.host.errors import ApprovalMismatch
 
 

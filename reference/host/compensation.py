@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Protocol
 
 import attrs
+
 from rescind.reference.grants import CapabilityGrant
 from rescind.reference.host.errors import (
     CompensationNotGranted,

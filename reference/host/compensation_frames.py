@@ -41,12 +41,12 @@ from rescind.reference.host.host_frames import PreparedFrame
 from rescind.reference.host.ledger import WorkflowOperationLedger, require_compensable
 from rescind.reference.host.ledger_records import CompensationRecord, OperationRecord
 from rescind.reference.host.plan import WorkflowPlan
-from rescind.reference.lifecycle import Phase
 from rescind.reference.messages import (
     OperationCompensationRequest,
     OperationCompensationResult,
 )
 from rescind.reference.worker_message import CompensateOperation, CompensationResult
+from rescind.tables.operation import Phase
 
 
 def _require_host(authenticator: SessionAuthenticator) -> None:

@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
-from rescind.reference.lifecycle import Phase
+
+from rescind.tables.operation import Phase
 
 
 class _Event:

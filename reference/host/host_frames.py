@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Generic, TypeVar
 
 import attrs
+
 from rescind.reference.frames import AuthenticatedFrame, SessionAuthenticator, SessionRole
 from rescind.reference.host.engine_core import EngineCore
 from rescind.reference.host.errors import (
@@ -28,7 +29,6 @@ from rescind.reference.host.errors import (
 from rescind.reference.host.events import OperationObserved
 from rescind.reference.host.ledger import WorkflowOperationLedger
 from rescind.reference.host.plan import WorkflowPlan
-from rescind.reference.lifecycle import Phase
 from rescind.reference.messages import (
     OperationCompensationRequest,
     OperationDispatchRequest,
@@ -42,6 +42,7 @@ from rescind.reference.worker_message import (
     ReconciledOperation,
     ReconcileOperation,
 )
+from rescind.tables.operation import Phase
 
 Request = TypeVar(
     "Request", OperationDispatchRequest, OperationReconcileRequest, OperationCompensationRequest

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import attrs
+
 from rescind.reference.digests import host_input_fingerprint_of_bytes, is_step_id
 from rescind.reference.host.compensation import WorkflowCompensationPolicy
 from rescind.reference.host.errors import (
@@ -60,7 +61,6 @@ from rescind.reference.host.ledger_records import (
     validate_structure,
 )
 from rescind.reference.host.plan import WorkflowPlan
-from rescind.reference.lifecycle import Phase
 from rescind.reference.messages import (
     OperationCompensationRequest,
     OperationCompensationResult,
@@ -68,6 +68,7 @@ from rescind.reference.messages import (
     OperationReconcileResult,
 )
 from rescind.reference.tokens import is_token
+from rescind.tables.operation import Phase
 
 
 class WorkflowOperationLedger:

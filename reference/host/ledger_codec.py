@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import attrs
+
 from rescind.reference.errors import RescindError
 from rescind.reference.host.errors import LedgerInvalidEncoding, LedgerTooLarge
 from rescind.reference.host.ledger_records import (
@@ -30,9 +31,9 @@ from rescind.reference.host.ledger_records import (
 )
 from rescind.reference.jsonencode import encode_string
 from rescind.reference.jsonparse import Node
-from rescind.reference.lifecycle import Phase
 from rescind.reference.numbers import NumberMode
 from rescind.reference.wirejson import Struct, as_list, as_str, as_uint, read_document
+from rescind.tables.operation import Phase
 
 LEDGER_FIELDS = ("format_version", "revision", "plan_fingerprint", "operations")
 OPERATION_FIELDS = (

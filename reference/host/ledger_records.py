@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import attrs
+
 from rescind.reference.digests import (
     MAX_OPERATION_INPUT_BYTES,
     HostInputTooLarge,
@@ -36,8 +37,8 @@ from rescind.reference.host.errors import (
     LedgerUnsupportedVersion,
     TooManyOperations,
 )
-from rescind.reference.lifecycle import OPERATION_LIFECYCLE, Phase, Verdict
 from rescind.reference.tokens import COMPENSATION_KEY_PREFIX, is_hex64, is_token
+from rescind.tables.operation import OPERATION_LIFECYCLE, Phase, Verdict
 
 LEDGER_FORMAT_VERSION = 2
 MAX_LEDGER_BYTES = 65_536

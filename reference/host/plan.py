@@ -17,6 +17,7 @@ from __future__ import annotations
 import threading
 
 import attrs
+
 from rescind.reference.digests import PlanStep
 
 MAX_ID = 2**64 - 1

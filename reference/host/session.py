@@ -38,7 +38,6 @@ from rescind.reference.host.events import WorkflowEvent
 from rescind.reference.host.host_frames import PreparedFrame
 from rescind.reference.host.ledger import WorkflowOperationLedger
 from rescind.reference.host.plan import WorkflowPlan
-from rescind.reference.lifecycle import Phase
 from rescind.reference.messages import (
     OperationCompensationRequest,
     OperationDispatchRequest,
@@ -47,6 +46,7 @@ from rescind.reference.messages import (
 from rescind.reference.payload import ToolPayload
 from rescind.reference.storage.authenticated import AuthenticatedStore
 from rescind.reference.storage.tag import RecordKey
+from rescind.tables.operation import Phase
 
 T = TypeVar("T")
 

@@ -18,6 +18,7 @@ import enum
 from typing import Any
 
 import attrs
+
 from rescind.reference.saga.errors import (
     BindingInvalid,
     CompensationCycle,

@@ -20,11 +20,13 @@ from collections.abc import Mapping
 from typing import Any
 
 import attrs
+
 from rescind.reference.saga.bindings import Binding, CaseDefinition, TargetKind
 from rescind.reference.saga.errors import CaseNotCompensable, CaseNotFound, UnknownPlanItem
 from rescind.reference.saga.identifiers import check_identifier
-from rescind.reference.saga.lifecycles import CASE_COMPENSATION_ENTRY, CASE_TABLE, CaseStatus
 from rescind.reference.saga.order import compensation_batches, dfs_reverse_postorder
+from rescind.reference.saga.transitions import fire
+from rescind.tables.saga import CASE_COMPENSATION_ENTRY, CASE_TABLE, CaseStatus
 
 
 class PlanItemStatus(enum.Enum):
@@ -152,7 +154,7 @@ class _Progress:
 
     def move(self, trigger: str) -> None:
         old = self.case.status
-        new = CASE_TABLE.fire(old, trigger)
+        new = fire(CASE_TABLE, old, trigger)
         self.case = attrs.evolve(self.case, status=new)
         self.changes.append((old, new))
 

@@ -14,6 +14,7 @@ import enum
 import json
 
 import attrs
+
 from rescind.reference.saga.identifiers import check_identifier, check_identifiers
 from rescind.reference.saga.templates import invalid_templates, referenced_tasks
 from rescind.reference.saga.workflow import ACTION_PREFIX, CompensateDeclaration, bound_problems

@@ -12,9 +12,11 @@ import enum
 import hashlib
 
 import attrs
+
 from rescind.reference.saga.errors import SagaInvalidInput
 from rescind.reference.saga.identifiers import check_identifier
-from rescind.reference.saga.lifecycles import (
+from rescind.reference.saga.transitions import fire
+from rescind.tables.saga import (
     EFFECT_TABLE,
     IRRELEVANT_EFFECT_CLASSES,
     EffectStatus,
@@ -65,7 +67,7 @@ class Effect:
 
     def advance(self, trigger: str) -> Effect:
         """Move along ``EFFECT_TABLE``; ``succeed`` confirms, every other trigger does not."""
-        status = EFFECT_TABLE.fire(self.status, trigger)
+        status = fire(EFFECT_TABLE, self.status, trigger)
         return attrs.evolve(self, status=status, confirmed=status is EffectStatus.SUCCEEDED)
 
 

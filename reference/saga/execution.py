@@ -25,17 +25,12 @@ from collections.abc import Mapping
 from typing import Any
 
 import attrs
+
 from rescind.reference.saga.effects import Effect, EffectClass, open_effect
 from rescind.reference.saga.errors import RunNotPaused
-from rescind.reference.saga.lifecycles import (
-    RUN_TABLE,
-    TASK_TABLE,
-    EffectStatus,
-    RunState,
-    TaskState,
-)
 from rescind.reference.saga.lineage import CompensationRun, CompensationTask, Lineage, finalize
 from rescind.reference.saga.planner import Block, CompensationPlan, plan_compensation
+from rescind.reference.saga.transitions import fire
 from rescind.reference.saga.workflow import (
     DEFAULT_TIMEOUT_SECONDS,
     OnFailure,
@@ -43,6 +38,13 @@ from rescind.reference.saga.workflow import (
     RunMode,
     approval_required,
     effective_approval,
+)
+from rescind.tables.saga import (
+    RUN_TABLE,
+    TASK_TABLE,
+    EffectStatus,
+    RunState,
+    TaskState,
 )
 
 
@@ -135,7 +137,7 @@ def plan_exit_status(plan: CompensationPlan) -> AgentctlExit:
 
 def _step(state: TaskState, *targets: TaskState) -> TaskState:
     for target in targets:
-        state = TASK_TABLE.fire(state, target.value)
+        state = fire(TASK_TABLE, state, target.value)
     return state
 
 
@@ -207,10 +209,10 @@ def _drive(
         if paused:
             break
     if paused:
-        state = RUN_TABLE.fire(run.state, "pause")
+        state = fire(RUN_TABLE, run.state, "pause")
     else:
         failed = any(task.state is TaskState.FAILED for task in tasks)
-        state = RUN_TABLE.fire(run.state, "fail" if failed else "succeed")
+        state = fire(RUN_TABLE, run.state, "fail" if failed else "succeed")
     run = attrs.evolve(run, state=state, tasks=tuple(tasks))
     lineage = finalize(lineage.replace_run(run), run)
     return lineage, _outcome(run, waits)
@@ -322,7 +324,7 @@ def compensate(
         cancelled_tasks = tuple(
             attrs.evolve(task, state=_step(task.state, TaskState.CANCELLED)) for task in run.tasks
         )
-        run = attrs.evolve(run, state=RUN_TABLE.fire(run.state, "cancel"), tasks=cancelled_tasks)
+        run = attrs.evolve(run, state=fire(RUN_TABLE, run.state, "cancel"), tasks=cancelled_tasks)
         return lineage.replace_run(run), _outcome(run, [], plan.blocked)
     lineage, outcome = _drive(lineage, run, script or Script())
     return lineage, attrs.evolve(outcome, blocked=plan.blocked)
@@ -355,7 +357,7 @@ def resume(
     run = lineage.run(run_id)
     if run.state is not RunState.PAUSED:
         raise RunNotPaused(run_id=run_id, state=run.state.value)
-    run = attrs.evolve(run, state=RUN_TABLE.fire(run.state, "resume"))
+    run = attrs.evolve(run, state=fire(RUN_TABLE, run.state, "resume"))
     return _drive(lineage, run, script or Script())
 
 

@@ -8,6 +8,7 @@ always be named in an error detail without being redacted. The agentctl wildcard
 from __future__ import annotations
 
 import attrs
+
 from rescind.reference.saga.errors import SagaInvalidInput
 from rescind.reference.tokens import is_token
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import attrs
+
 from rescind.reference.saga.effects import Effect
 from rescind.reference.saga.errors import SagaInvalidInput, UnknownRun
 from rescind.reference.saga.identifiers import check_identifier, check_identifiers
-from rescind.reference.saga.lifecycles import RUN_TABLE, ReconciliationStatus, RunState, TaskState
 from rescind.reference.saga.reconciliation import (
     DECLARED_COMPENSATION,
     RUNTIME_ACTOR,
@@ -23,6 +23,7 @@ from rescind.reference.saga.reconciliation import (
     reconcile,
 )
 from rescind.reference.saga.workflow import COMPENSATION_TASK_PREFIX, RetryPolicy, SourceRun
+from rescind.tables.saga import RUN_TABLE, ReconciliationStatus, RunState, TaskState
 
 
 @attrs.frozen

@@ -16,12 +16,6 @@ from rescind.reference.saga.declarations import Structure, TaskDefinition, Workf
 from rescind.reference.saga.effects import Effect, EffectClass
 from rescind.reference.saga.errors import SagaInvalidInput
 from rescind.reference.saga.identifiers import require_identifier
-from rescind.reference.saga.lifecycles import (
-    EffectStatus,
-    ReconciliationStatus,
-    RunState,
-    TaskState,
-)
 from rescind.reference.saga.lineage import CompensationRun, CompensationTask, Lineage
 from rescind.reference.saga.reconciliation import Overlay, reconcile
 from rescind.reference.saga.workflow import (
@@ -35,6 +29,12 @@ from rescind.reference.saga.workflow import (
     SourceRun,
     SourceTask,
     canonical_json,
+)
+from rescind.tables.saga import (
+    EffectStatus,
+    ReconciliationStatus,
+    RunState,
+    TaskState,
 )
 
 E = TypeVar("E", bound=enum.Enum)

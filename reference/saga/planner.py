@@ -22,14 +22,8 @@ import json
 from typing import Any
 
 import attrs
+
 from rescind.reference.saga.errors import CompensationInputNotObject, SourceRunNotTerminal
-from rescind.reference.saga.lifecycles import (
-    PRIOR_EFFECT_ROWS,
-    SOURCE_EFFECT_ROWS,
-    Eligibility,
-    PriorOutcome,
-    decide,
-)
 from rescind.reference.saga.lineage import Lineage, finalize_terminal_runs
 from rescind.reference.saga.templates import Context, Unavailable, render
 from rescind.reference.saga.workflow import (
@@ -37,6 +31,13 @@ from rescind.reference.saga.workflow import (
     OnFailure,
     SourceTask,
     canonical_json,
+)
+from rescind.tables.saga import (
+    PRIOR_EFFECT_ROWS,
+    SOURCE_EFFECT_ROWS,
+    Eligibility,
+    PriorOutcome,
+    decide,
 )
 
 API_VERSION = "agentctl.dev/compensation-plan/v1"

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 import attrs
+
 from rescind.reference.saga.effects import Effect
 from rescind.reference.saga.errors import (
     ContradictoryReconciliation,
@@ -25,7 +26,7 @@ from rescind.reference.saga.errors import (
     UnrelatedCompensationEffect,
 )
 from rescind.reference.saga.identifiers import check_identifier
-from rescind.reference.saga.lifecycles import (
+from rescind.tables.saga import (
     FIRST_RECONCILIATION,
     LATER_RECONCILIATION,
     NO_RECONCILIATION,

@@ -10,14 +10,15 @@ root and everything downstream of it and is compatible.
 from __future__ import annotations
 
 import attrs
+
 from rescind.reference.saga.errors import SagaInvalidInput
-from rescind.reference.saga.lifecycles import (
+from rescind.reference.saga.lineage import Lineage
+from rescind.reference.saga.order import dependents_of
+from rescind.tables.saga import (
     RUN_TABLE,
     ReconciliationStatus,
     TaskState,
 )
-from rescind.reference.saga.lineage import Lineage
-from rescind.reference.saga.order import dependents_of
 
 _COMPENSATED = ReconciliationStatus.COMPENSATED.value
 _RESETTING = frozenset({_COMPENSATED, ReconciliationStatus.NOT_APPLIED.value})

@@ -14,12 +14,13 @@ from collections.abc import Mapping
 from typing import Any
 
 import attrs
+
 from rescind.reference.saga.effects import Effect
 from rescind.reference.saga.errors import SagaInvalidInput
 from rescind.reference.saga.identifiers import check_identifier, check_identifiers
-from rescind.reference.saga.lifecycles import RUN_TABLE, RunState, TaskState
 from rescind.reference.saga.order import stable_topological_order
 from rescind.reference.saga.templates import invalid_templates
+from rescind.tables.saga import RUN_TABLE, RunState, TaskState
 
 MAX_ATTEMPTS = (1, 20)
 MAX_BACKOFF_MS = 60_000

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
+
 from rescind.reference.saga.errors import (
     CompensationAlreadyActive,
     CompensatorNotCompensable,
@@ -21,7 +22,8 @@ from rescind.reference.saga.errors import (
     WorkItemNotFound,
 )
 from rescind.reference.saga.identifiers import check_identifier
-from rescind.reference.saga.lifecycles import (
+from rescind.reference.saga.transitions import fire
+from rescind.tables.saga import (
     COMPENSATION_STATUS_TABLE,
     WORK_ITEM_TABLE,
     CompensationStatus,
@@ -86,8 +88,8 @@ class WorkItems:
             raise CompensatorNotCompensable(item_id=original_id)
         marked = attrs.evolve(
             original,
-            compensation_status=COMPENSATION_STATUS_TABLE.fire(
-                original.compensation_status, "compensate"
+            compensation_status=fire(
+                COMPENSATION_STATUS_TABLE, original.compensation_status, "compensate"
             ),
         )
         store = self._put(marked, Audit(original_id, "COMPENSATION_STARTED", triggered_by))
@@ -97,10 +99,10 @@ class WorkItems:
         """A lifecycle trigger on one item; a completing compensator marks its original."""
         item = self.get(item_id)
         if trigger == "resume":
-            target = WORK_ITEM_TABLE.fire(item.status, trigger, item.suspended_from)
+            target = fire(WORK_ITEM_TABLE, item.status, trigger, item.suspended_from)
             item = attrs.evolve(item, status=target, suspended_from=None)
         else:
-            target = WORK_ITEM_TABLE.fire(item.status, trigger)
+            target = fire(WORK_ITEM_TABLE, item.status, trigger)
             saved = item.status if target is WorkItemStatus.SUSPENDED else None
             item = attrs.evolve(item, status=target, suspended_from=saved)
         store = self._put(item)
@@ -111,7 +113,7 @@ class WorkItems:
     def _mark_compensated(self, original_id: str) -> WorkItems:
         # Unguarded upstream: whatever the current value, the original becomes COMPENSATED.
         original = self.get(original_id)
-        status = COMPENSATION_STATUS_TABLE.fire(original.compensation_status, "mark_compensated")
+        status = fire(COMPENSATION_STATUS_TABLE, original.compensation_status, "mark_compensated")
         return self._put(
             attrs.evolve(original, compensation_status=status),
             Audit(original_id, "COMPENSATION_COMPLETED", SYSTEM_ACTOR),

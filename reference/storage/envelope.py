@@ -16,6 +16,7 @@ import re
 from typing import Any
 
 import attrs
+
 from rescind.reference.storage.errors import (
     InvalidEnvelope,
     InvalidRevision,

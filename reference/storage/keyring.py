@@ -8,6 +8,7 @@ it under the new active key, after which the old key can be retired.
 from __future__ import annotations
 
 import attrs
+
 from rescind.reference.storage.errors import (
     ActiveKeyCannotBeRetired,
     DuplicateKeyId,

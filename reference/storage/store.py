@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Protocol
 
 import attrs
+
 from rescind.reference.storage.errors import (
     FencingRequired,
     FencingTokenExhausted,

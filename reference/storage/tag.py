@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import attrs
 from blake3 import blake3
+
 from rescind.reference.digests import STORAGE_RECORD_DOMAIN, lp
 from rescind.reference.storage.errors import (
     InvalidKeyId,

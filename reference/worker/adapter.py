@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Protocol
 
 import attrs
+
 from rescind.reference.messages import (
     OperationCompensationRequest,
     OperationDispatchRequest,

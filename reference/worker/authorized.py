@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 
 import attrs
+
 from rescind.reference.grants import CapabilityGrant
 from rescind.reference.messages import (
     OperationCompensationRequest,

@@ -16,6 +16,7 @@ other variation needs fresh budget.
 from __future__ import annotations
 
 import attrs
+
 from rescind.reference.digests import worker_input_fingerprint
 from rescind.reference.grants import CapabilityGrant
 from rescind.reference.manifest import SessionManifest

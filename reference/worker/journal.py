@@ -17,9 +17,9 @@ from __future__ import annotations
 from typing import Generic, TypeAlias, TypeVar
 
 import attrs
+
 from rescind.reference.digests import worker_input_fingerprint
 from rescind.reference.jsonencode import encode_string
-from rescind.reference.lifecycle import OPERATION_LIFECYCLE, Phase, Verdict
 from rescind.reference.messages import OperationStatus
 from rescind.reference.numbers import NumberMode
 from rescind.reference.protocol_errors import (
@@ -50,6 +50,7 @@ from rescind.reference.worker.records import (
     WorkerOperationState,
 )
 from rescind.reference.worker_message import text_size
+from rescind.tables.operation import OPERATION_LIFECYCLE, Phase, Verdict
 
 JOURNAL_FORMAT_VERSION = 2
 MAX_JOURNAL_BYTES = 262_144

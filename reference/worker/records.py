@@ -10,10 +10,10 @@ and failure messages are stored, so a duplicate can be answered with the origina
 from __future__ import annotations
 
 import attrs
+
 from rescind.reference.grants import CapabilityGrant, require_grant_fingerprint
 from rescind.reference.jsonencode import encode_string
 from rescind.reference.jsonparse import Node
-from rescind.reference.lifecycle import Phase
 from rescind.reference.messages import (
     OperationStatus,
     decode_state,
@@ -29,6 +29,7 @@ from rescind.reference.protocol_errors import (
 )
 from rescind.reference.tokens import is_hex64, require_compensation_key, require_token
 from rescind.reference.wirejson import Struct, as_str
+from rescind.tables.operation import Phase
 
 ALL_PHASES = tuple(Phase)
 

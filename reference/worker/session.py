@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 import attrs
+
 from rescind.reference.errors import RescindError
 from rescind.reference.frames import AuthenticatedFrame, SessionAuthenticator, SessionRole
 from rescind.reference.messages import (

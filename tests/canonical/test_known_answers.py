@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from rescind.reference.digests import (
     PlanStep,
     derive_compensation_key,

@@ -8,12 +8,12 @@ import json
 import re
 
 import pytest
+
 from rescind.reference.digests import worker_input_fingerprint
 from rescind.reference.errors import RescindError
 from rescind.reference.jsonparse import parse_json
 from rescind.reference.numbers import NumberMode
 from rescind.reference.payload import ToolPayload
-
 from tests.canonical.probe_rows import UPSTREAM, json_rows, number_rows, text_rows
 
 MODES = {"out_ap.txt": NumberMode.AP, "out_noap.txt": NumberMode.F64}

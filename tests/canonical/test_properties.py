@@ -7,6 +7,7 @@ import random
 
 from hypothesis import assume, given
 from hypothesis import strategies as st
+
 from rescind.reference.errors import RescindError
 from rescind.reference.jsonencode import canonical_json
 from rescind.reference.jsonparse import parse_json

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+
 from rescind.reference import canonical_fast
 from rescind.reference.canonical_fast import (
     ENCODERS,

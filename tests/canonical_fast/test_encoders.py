@@ -7,6 +7,7 @@ import types
 from typing import Any
 
 import pytest
+
 from rescind.reference import canonical_fast
 
 

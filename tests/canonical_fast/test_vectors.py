@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 import pytest
+
 from rescind.reference.canonical_fast import (
     ENCODERS,
     EncoderName,

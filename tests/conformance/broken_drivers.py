@@ -14,15 +14,16 @@ from typing import Any
 
 import attrs
 from blake3 import blake3
+
 from rescind.conformance.driver import handle as reference
 from rescind.conformance.driver import serve
+from rescind.conformance.interpreters import worker_scenario
 from rescind.reference.digests import host_input_fingerprint_of_bytes
 from rescind.reference.grants import CapabilityGrant, GrantAttenuation
 from rescind.reference.jsonencode import encode_string
 from rescind.reference.jsonparse import JsonPairs, parse_document
 from rescind.reference.jsonvalue import JsonNumber
 from rescind.reference.payload import u64_be
-from rescind.reference.worker import scenario as worker_scenario
 from rescind.reference.worker.journal import Existing
 from rescind.reference.worker.session import WorkerSession
 

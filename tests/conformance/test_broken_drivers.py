@@ -9,12 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from rescind.cli import main
 from rescind.conformance.catalogue import all_checks
 from rescind.conformance.driver import handle
 from rescind.conformance.harness import InProcessDriver
 from rescind.conformance.runner import RunReport, run_checks
-
-from rescind.cli import main
 from tests.conformance.broken_drivers import BROKEN
 
 EXPECTED_FAILURES = {

@@ -7,6 +7,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+
 from rescind.conformance.checks import Check, Outcome
 from rescind.conformance.harness import HarnessFailure, SubprocessDriver
 from rescind.conformance.runner import run_checks

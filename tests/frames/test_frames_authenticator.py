@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from rescind.reference.errors import RescindError
 from rescind.reference.frames import U64_MAX, AuthenticatedFrame, SessionAuthenticator, SessionRole
 from rescind.reference.protocol_errors import (
@@ -19,7 +20,6 @@ from rescind.reference.protocol_errors import (
     WeakSessionKey,
 )
 from rescind.reference.worker_message import CloseSession, DispatchOperation, WorkerMessage
-
 from tests.worker.support import dispatch
 
 KEY = bytes([0x07]) * 32

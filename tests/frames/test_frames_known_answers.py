@@ -8,6 +8,7 @@ from functools import cache
 from typing import Any
 
 import pytest
+
 from rescind.conformance.vectorsets import frames as frame_vectors
 from rescind.reference.frames import (
     AuthenticatedFrame,
@@ -23,7 +24,6 @@ from rescind.reference.worker_message import (
     decode_message_line,
     encode_message_line,
 )
-
 from tests.worker.probe_lines import error_code, labelled
 from tests.worker.support import dispatch
 

@@ -7,6 +7,7 @@ import json
 
 import attrs
 import pytest
+
 from rescind.reference.errors import RescindError
 from rescind.reference.messages import (
     OperationCompensationResult,
@@ -14,7 +15,6 @@ from rescind.reference.messages import (
     OperationStatus,
 )
 from rescind.reference.worker_message import decode_message_line, encode_message_line
-
 from tests.worker.probe_lines import error_code, labelled, lines
 from tests.worker.support import compensate, dispatch, reconcile
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from blake3 import blake3
+
 from rescind.reference.grants import CapabilityGrant, Resource, ResourceKind
 from rescind.reference.manifest import SessionManifest
 from rescind.reference.payload_format import PayloadFormat

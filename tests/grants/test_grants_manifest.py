@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from rescind.reference.grants import CapabilityGrant, GrantAttenuation, Resource, ResourceKind
 from rescind.reference.manifest import ManifestAttenuation, SessionManifest
 from rescind.reference.payload_format import PayloadFormat

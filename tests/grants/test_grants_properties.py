@@ -13,6 +13,7 @@ import attrs
 from blake3 import blake3
 from hypothesis import given
 from hypothesis import strategies as st
+
 from rescind.reference.errors import RescindError
 from rescind.reference.grants import CapabilityGrant, GrantAttenuation, Resource, ResourceKind
 from rescind.reference.manifest import ManifestAttenuation, SessionManifest

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+
 from rescind.reference.errors import RescindError
 from rescind.reference.grants import (
     CapabilityGrant,

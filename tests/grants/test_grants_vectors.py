@@ -9,6 +9,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+
 from rescind.conformance.vectorformat import VectorFile
 from rescind.conformance.vectorsets.grants import build
 from rescind.conformance.vectortool import file_schema

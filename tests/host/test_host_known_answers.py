@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from rescind.conformance.vectorsets import host_keys, ledger_traces
 from rescind.reference.digests import (
     PlanStep,

@@ -8,6 +8,7 @@ import json
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from rescind.conformance.vectorsets._ledger_texts import (
     estimate_of,
     ledger,
@@ -18,7 +19,7 @@ from rescind.reference.errors import RescindError
 from rescind.reference.host.ledger import WorkflowOperationLedger
 from rescind.reference.host.ledger_codec import size_estimate
 from rescind.reference.host.ledger_records import CompensationRecord, OperationRecord
-from rescind.reference.lifecycle import Phase
+from rescind.tables.operation import Phase
 
 PLAN_FP = "0b261b22f61c0dbd5c290a54cf1ee60f4a5bb598f480f32c5d637d5de0b68d20"
 DOC_EXAMPLE = (

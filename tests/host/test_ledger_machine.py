@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+
+from rescind.conformance.interpreters.trace_support import ScriptedVerifier
 from rescind.reference.errors import RescindError
 from rescind.reference.frames import SessionAuthenticator, SessionRole
 from rescind.reference.grants import CapabilityGrant
@@ -26,7 +28,6 @@ from rescind.reference.host.compensation import (
 )
 from rescind.reference.host.engine import WorkflowEngine
 from rescind.reference.host.plan import IdCounter
-from rescind.reference.host.trace_support import ScriptedVerifier
 from rescind.reference.messages import (
     OperationCompensationRequest,
     OperationCompensationResult,

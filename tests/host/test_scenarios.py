@@ -8,6 +8,8 @@ import pickle
 
 import attrs
 import pytest
+
+from rescind.conformance.interpreters.trace_support import ScriptedVerifier
 from rescind.reference.errors import RescindError
 from rescind.reference.frames import SessionAuthenticator, SessionRole
 from rescind.reference.grants import CapabilityGrant
@@ -20,7 +22,6 @@ from rescind.reference.host.compensation import (
 from rescind.reference.host.engine import WorkflowEngine
 from rescind.reference.host.ledger import WorkflowOperationLedger
 from rescind.reference.host.plan import MAX_ID, IdCounter, WorkflowPlan
-from rescind.reference.host.trace_support import ScriptedVerifier
 from rescind.reference.messages import OperationReconcileResult, OperationStatus
 from rescind.reference.payload import ToolPayload
 

@@ -7,8 +7,9 @@ import json
 from typing import Any
 
 import pytest
+
+from rescind.conformance.interpreters.host_trace import run_trace
 from rescind.conformance.vectorsets import ledger_traces
-from rescind.reference.host.trace import run_trace
 
 TRACES = {test.id: test for test in ledger_traces.build().tests}
 

@@ -26,6 +26,8 @@ from hypothesis import event, settings
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule
+
+from rescind.conformance.interpreters.trace_support import ScriptedVerifier
 from rescind.model.refinement import Abstraction, GrantView, describe
 from rescind.model.refinement_host import (
     ApprovalView,
@@ -49,7 +51,6 @@ from rescind.reference.host.host_frames import PreparedFrame
 from rescind.reference.host.ledger import WorkflowOperationLedger
 from rescind.reference.host.plan import IdCounter
 from rescind.reference.host.session import HostLedgerDriver, LedgerRecordMissing
-from rescind.reference.host.trace_support import ScriptedVerifier
 from rescind.reference.messages import (
     OperationCompensationRequest,
     OperationCompensationResult,

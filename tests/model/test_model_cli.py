@@ -6,13 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
-from rescind.model import diagrams
-from rescind.model.checks import Check, CheckResult
-from rescind.model.invariants import INVARIANTS
-from rescind.reference.lifecycle import OPERATION_LIFECYCLE, Verdict
 
 from rescind.cli import main
 from rescind.cli import prove as prove_cli
+from rescind.model.checks import Check, CheckResult
+from rescind.model.invariants import INVARIANTS
+from rescind.tables import diagrams
+from rescind.tables.operation import OPERATION_LIFECYCLE, Verdict
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 
@@ -118,12 +118,15 @@ def test_operation_diagram_draws_every_accepting_row_of_the_table() -> None:
     assert "    [*] --> pending" in text
 
 
-def test_discovery_finds_lifecycle_like_objects_by_shape() -> None:
-    found = diagrams.discover()
-    assert found[0].lifecycle is OPERATION_LIFECYCLE
-    assert all(diagrams.is_lifecycle(entry.lifecycle) for entry in found)
-    assert len({id(entry.lifecycle) for entry in found}) == len(found)
-    assert not diagrams.is_lifecycle(OPERATION_LIFECYCLE.__class__)
+def test_registry_lists_every_lifecycle_table_once() -> None:
+    from rescind.tables.registry import LIFECYCLES
+    from rescind.tables.saga import ALL_TABLES
+
+    listed = [entry.lifecycle for entry in LIFECYCLES]
+    assert listed[0] is OPERATION_LIFECYCLE
+    assert {id(table) for table in ALL_TABLES} <= {id(table) for table in listed}
+    assert len({id(table) for table in listed}) == len(listed)
+    assert len({entry.name for entry in LIFECYCLES}) == len(LIFECYCLES)
 
 
 def test_transition_rows_shape_is_drawn_with_triggers_and_exceptions() -> None:

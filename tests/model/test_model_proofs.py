@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from rescind.model.invariants import INVARIANTS, Invariant
 from rescind.model.protocol import checks, run_invariant
 from rescind.model.prover import prove

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
+
 from rescind.model.invariants import INVARIANTS, invariant
 from rescind.model.protocol import run_invariant
 from rescind.model.prover import search, violation_target

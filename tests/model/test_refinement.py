@@ -21,6 +21,8 @@ import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule
+
+from rescind.conformance.interpreters.doubles import FaultyJournalStore, ScriptedAdapter
 from rescind.model.refinement import (
     JOURNAL_STEPS,
     Abstraction,
@@ -47,7 +49,6 @@ from rescind.reference.storage.authenticated import AuthenticatedStore
 from rescind.reference.storage.keyring import Keyring
 from rescind.reference.storage.memory import MemoryBackend
 from rescind.reference.storage.tag import StorageKey
-from rescind.reference.worker.doubles import FaultyJournalStore, ScriptedAdapter
 from rescind.reference.worker.journal import WorkerOperationJournal
 from rescind.reference.worker.journal_store import AuthenticatedWorkerJournalStore, issue_lease
 from rescind.reference.worker.records import OperationRecord, WorkerOperationState

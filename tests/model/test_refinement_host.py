@@ -12,6 +12,7 @@ from typing import Any
 
 import attrs
 import pytest
+
 from rescind.model.refinement import Abstraction, describe
 from rescind.model.refinement_host import (
     ApprovalView,
@@ -24,7 +25,6 @@ from rescind.reference.host import ledger as ledger_module
 from rescind.reference.host.approvals import Approval
 from rescind.reference.host.compensation import WorkflowCompensationPolicy
 from rescind.reference.host.ledger import WorkflowOperationLedger
-
 from tests.model.host_refinement_machine import (
     HOST_REFINEMENT_SETTINGS,
     ROOT_GRANT,

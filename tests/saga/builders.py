@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from rescind.reference.saga.effects import Effect, EffectClass
-from rescind.reference.saga.lifecycles import EffectStatus, RunState, TaskState
 from rescind.reference.saga.lineage import Lineage
 from rescind.reference.saga.workflow import (
     CompensateDeclaration,
@@ -13,6 +12,7 @@ from rescind.reference.saga.workflow import (
     SourceRun,
     SourceTask,
 )
+from rescind.tables.saga import EffectStatus, RunState, TaskState
 
 SOURCE = "src-1"
 UNDO = CompensateDeclaration(uses="action:restore")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from rescind.reference.saga.bindings import Binding, CaseDefinition, TargetKind
 from rescind.reference.saga.casehub import (
     Case,
@@ -14,7 +15,8 @@ from rescind.reference.saga.casehub import (
     Transcript,
 )
 from rescind.reference.saga.errors import CaseNotCompensable, CaseNotFound, IllegalTransition
-from rescind.reference.saga.lifecycles import CASE_ACTIVE_EARLIER, CASE_TABLE, CaseStatus
+from rescind.reference.saga.transitions import fire
+from rescind.tables.saga import CASE_ACTIVE_EARLIER, CASE_TABLE, CaseStatus
 
 C = CaseStatus
 P = PlanItemStatus
@@ -46,13 +48,13 @@ def test_ch_s14_status_predicates(status: CaseStatus) -> None:
 
 def test_completed_is_terminal_not_final() -> None:
     assert C.COMPLETED in CASE_TABLE.terminal and C.COMPLETED not in CASE_TABLE.final
-    assert CASE_TABLE.fire(C.COMPLETED, "compensate") is C.COMPENSATING
+    assert fire(CASE_TABLE, C.COMPLETED, "compensate") is C.COMPENSATING
     assert [e.name for e in CASE_TABLE.exceptions] == ["casehub-post-terminal-compensation"]
     for status in (C.COMPENSATED, C.FAULTED, C.CANCELLED):
         assert CASE_TABLE.outgoing(status) == ()
     for trigger in ("suspend", "cancel"):
         with pytest.raises(IllegalTransition):
-            CASE_TABLE.fire(C.COMPENSATING, trigger)
+            fire(CASE_TABLE, C.COMPENSATING, trigger)
 
 
 ONE_STEP = CaseDefinition(

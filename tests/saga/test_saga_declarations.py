@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from rescind.reference.saga.declarations import (
     CompileRule,
     Structure,
@@ -12,13 +13,13 @@ from rescind.reference.saga.declarations import (
     expand,
 )
 from rescind.reference.saga.errors import SagaInvalidInput
-from rescind.reference.saga.lifecycles import RunState
 from rescind.reference.saga.workflow import (
     CompensateDeclaration,
     RetryPolicy,
     SourceRun,
     SourceTask,
 )
+from rescind.tables.saga import RunState
 
 ACTIONS = (
     ("write", "builtin.write"),

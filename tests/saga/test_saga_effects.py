@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from rescind.reference.saga.effects import EffectClass, effect_identity, open_effect
 from rescind.reference.saga.errors import (
     ContradictoryReconciliation,
@@ -15,7 +16,6 @@ from rescind.reference.saga.errors import (
     UnknownEffect,
     UnrelatedCompensationEffect,
 )
-from rescind.reference.saga.lifecycles import EffectStatus, ReconciliationStatus
 from rescind.reference.saga.reconciliation import (
     EffectiveState,
     EffectRegistry,
@@ -23,6 +23,7 @@ from rescind.reference.saga.reconciliation import (
     effective_state,
     reconcile,
 )
+from rescind.tables.saga import EffectStatus, ReconciliationStatus
 
 from .builders import effect
 

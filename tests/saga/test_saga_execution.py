@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from rescind.reference.saga.errors import RunNotPaused, UnknownRun
 from rescind.reference.saga.execution import (
     ActionOutcome,
@@ -15,12 +16,6 @@ from rescind.reference.saga.execution import (
     generated_workflow,
     new_run,
     resume,
-)
-from rescind.reference.saga.lifecycles import (
-    EffectStatus,
-    ReconciliationStatus,
-    RunState,
-    TaskState,
 )
 from rescind.reference.saga.lineage import Lineage, finalize
 from rescind.reference.saga.planner import plan_compensation
@@ -35,6 +30,12 @@ from rescind.reference.saga.workflow import (
     RetryPolicy,
     RunMode,
     SourceTask,
+)
+from rescind.tables.saga import (
+    EffectStatus,
+    ReconciliationStatus,
+    RunState,
+    TaskState,
 )
 
 from .builders import UNDO, ag_s1, declared, effect, source

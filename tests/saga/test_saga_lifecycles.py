@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from rescind.reference.saga.documents import classify_document, transition_document
+
+from rescind.conformance.interpreters.saga_documents import classify_document, transition_document
 from rescind.reference.saga.errors import IllegalTransition, SagaInvalidInput
-from rescind.reference.saga.lifecycles import (
+from rescind.tables.saga import (
     ALL_TABLES,
     RUN_TABLE,
     TASK_TABLE,

@@ -6,9 +6,13 @@ from __future__ import annotations
 import re
 
 import attrs
+
 from rescind.model import saga
 from rescind.model.checks import CheckResult
-from rescind.reference.saga.lifecycles import (
+from rescind.reference.saga.lineage import Lineage
+from rescind.reference.saga.order import reverse_compiled_order
+from rescind.reference.saga.planner import CompensationPlan, PlanEntry, plan_compensation
+from rescind.tables.saga import (
     ALL_TABLES,
     CASE_ACTIVE_EARLIER,
     CASE_COMPENSATION_ENTRY,
@@ -30,9 +34,6 @@ from rescind.reference.saga.lifecycles import (
     Transition,
     WorkItemStatus,
 )
-from rescind.reference.saga.lineage import Lineage
-from rescind.reference.saga.order import reverse_compiled_order
-from rescind.reference.saga.planner import CompensationPlan, PlanEntry, plan_compensation
 
 C = CaseStatus
 

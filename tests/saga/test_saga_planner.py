@@ -4,6 +4,7 @@ facts, written by hand)."""
 from __future__ import annotations
 
 import pytest
+
 from rescind.reference.saga.effects import EffectClass
 from rescind.reference.saga.errors import (
     CompensationInputNotObject,
@@ -11,7 +12,6 @@ from rescind.reference.saga.errors import (
     SourceRunNotTerminal,
 )
 from rescind.reference.saga.execution import AgentctlExit, plan_exit_status
-from rescind.reference.saga.lifecycles import EffectStatus, ReconciliationStatus, RunState
 from rescind.reference.saga.lineage import CompensationRun, CompensationTask, Lineage
 from rescind.reference.saga.planner import BlockRule, CompensationPlan, plan_compensation
 from rescind.reference.saga.reconciliation import reconcile
@@ -21,6 +21,7 @@ from rescind.reference.saga.workflow import (
     OnFailure,
     SourceTask,
 )
+from rescind.tables.saga import EffectStatus, ReconciliationStatus, RunState
 
 from .builders import UNDO, ag_s1, effect, one_task, source
 

@@ -8,16 +8,11 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
+
 from rescind.reference.errors import RescindError
 from rescind.reference.saga.bindings import Binding, CaseDefinition
 from rescind.reference.saga.casehub import Case, Concurrency, Coordinator, PlanItem, PlanItemStatus
 from rescind.reference.saga.effects import Effect, EffectClass
-from rescind.reference.saga.lifecycles import (
-    CaseStatus,
-    EffectStatus,
-    ReconciliationStatus,
-    RunState,
-)
 from rescind.reference.saga.lineage import Lineage
 from rescind.reference.saga.order import (
     compensation_batches,
@@ -28,6 +23,12 @@ from rescind.reference.saga.order import (
 from rescind.reference.saga.planner import plan_compensation
 from rescind.reference.saga.reconciliation import EffectRegistry, Overlay, reconcile
 from rescind.reference.saga.workflow import CompensateDeclaration, SourceRun, SourceTask
+from rescind.tables.saga import (
+    CaseStatus,
+    EffectStatus,
+    ReconciliationStatus,
+    RunState,
+)
 
 Graph = dict[str, tuple[str, ...]]
 

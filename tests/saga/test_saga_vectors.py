@@ -11,6 +11,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+
 from rescind.conformance.vectorformat import VectorFile
 from rescind.conformance.vectorsets import saga_bindings, saga_lifecycles, saga_plans
 from rescind.conformance.vectortool import file_schema

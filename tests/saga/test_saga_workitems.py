@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from rescind.reference.saga.errors import (
     CompensationAlreadyActive,
     CompensatorNotCompensable,
@@ -10,13 +11,13 @@ from rescind.reference.saga.errors import (
     WorkItemNotCompleted,
     WorkItemNotFound,
 )
-from rescind.reference.saga.lifecycles import (
+from rescind.reference.saga.workitems import WorkItem, WorkItems
+from rescind.tables.saga import (
     COMPENSATOR_STRANDING,
     WORK_ITEM_TABLE,
     CompensationStatus,
     WorkItemStatus,
 )
-from rescind.reference.saga.workitems import WorkItem, WorkItems
 
 W = WorkItemStatus
 CS = CompensationStatus

@@ -7,8 +7,9 @@ import json
 from typing import Any
 
 import pytest
+
+from rescind.conformance.interpreters.worker_scenario import run_scenario
 from rescind.conformance.vectorsets._session_cases import CASES
-from rescind.reference.worker.scenario import run_scenario
 
 PENDING_RECORD = '"state":{"state":"pending"}'
 EMPTY_JOURNAL = '{"format_version":2,"scope":"tenant","records":[]}'

@@ -7,10 +7,12 @@ import copy
 import pickle
 
 import pytest
+
+from rescind.conformance.interpreters.doubles import FaultyJournalStore
+from rescind.conformance.interpreters.host_scenario import LEDGER_RECORD
 from rescind.reference.errors import error_registry
 from rescind.reference.host.engine import WorkflowEngine
 from rescind.reference.host.plan import IdCounter
-from rescind.reference.host.scenario import LEDGER_RECORD
 from rescind.reference.host.session import HostLedgerDriver, LedgerRecordMissing
 from rescind.reference.payload import ToolPayload
 from rescind.reference.protocol_errors import InvalidToken, OutputTooLarge
@@ -24,7 +26,6 @@ from rescind.reference.storage.keyring import Keyring
 from rescind.reference.storage.memory import MemoryBackend
 from rescind.reference.storage.tag import RecordKey, StorageKey
 from rescind.reference.worker import session_errors
-from rescind.reference.worker.doubles import FaultyJournalStore
 from rescind.reference.worker.journal import WorkerOperationJournal
 from rescind.reference.worker.journal_store import (
     AuthenticatedWorkerJournalStore,

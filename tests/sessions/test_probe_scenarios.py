@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from rescind.conformance.vectorsets._session_cases import PROBE
-from rescind.reference.worker.scenario import run_scenario
 
+from rescind.conformance.interpreters.worker_scenario import run_scenario
+from rescind.conformance.vectorsets._session_cases import PROBE
 from tests.sessions.probe_blocks import ProbeLine, blocks, expected_error, parse_debug
 
 # probe "key=value" names -> the state a scenario step reports after it

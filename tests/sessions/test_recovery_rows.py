@@ -7,8 +7,9 @@ import json
 from typing import Any
 
 import pytest
+
+from rescind.conformance.interpreters.host_scenario import run_host_scenario
 from rescind.conformance.vectorsets._recovery_cases import ROWS, Step
-from rescind.reference.host.scenario import run_host_scenario
 
 Run = list[tuple[Step, dict[str, Any]]]
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from rescind.reference.frames import SessionAuthenticator, SessionRole
 from rescind.reference.grants import CapabilityGrant
 from rescind.reference.manifest import SessionManifest
@@ -27,7 +28,6 @@ from rescind.reference.payload import ToolPayload
 from rescind.reference.payload_format import PayloadFormat
 from rescind.reference.storage.errors import FencingTokenRejected
 from rescind.reference.worker_message import DispatchOperation, OpenSession, ReconcileOperation
-
 from tests.sessions.crash_worker import open_bridge
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")

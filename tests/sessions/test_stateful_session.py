@@ -21,10 +21,15 @@ from typing import Any
 import attrs
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
+
+from rescind.conformance.interpreters.doubles import (
+    AdapterCall,
+    FaultyJournalStore,
+    ScriptedAdapter,
+)
 from rescind.reference.errors import RescindError
 from rescind.reference.frames import SessionAuthenticator, SessionRole
 from rescind.reference.grants import CapabilityGrant
-from rescind.reference.lifecycle import Phase
 from rescind.reference.manifest import SessionManifest
 from rescind.reference.messages import (
     OperationCompensationRequest,
@@ -38,7 +43,6 @@ from rescind.reference.storage.authenticated import AuthenticatedStore
 from rescind.reference.storage.keyring import Keyring
 from rescind.reference.storage.memory import MemoryBackend
 from rescind.reference.storage.tag import StorageKey
-from rescind.reference.worker.doubles import AdapterCall, FaultyJournalStore, ScriptedAdapter
 from rescind.reference.worker.journal import WorkerOperationJournal
 from rescind.reference.worker.journal_store import AuthenticatedWorkerJournalStore, JournalLease
 from rescind.reference.worker.session import WorkerSession, WorkerSessionLimits
@@ -53,6 +57,7 @@ from rescind.reference.worker_message import (
     ReconcileOperation,
     WorkerMessage,
 )
+from rescind.tables.operation import Phase
 
 TOOL = "text.echo"
 SCOPE = "tenant"

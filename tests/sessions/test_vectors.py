@@ -10,11 +10,12 @@ from functools import cache
 from pathlib import Path
 
 import jsonschema
+
+from rescind.conformance.interpreters.host_scenario import run_host_scenario
+from rescind.conformance.interpreters.worker_scenario import run_scenario
 from rescind.conformance.vectorformat import VectorFile
 from rescind.conformance.vectorsets.session_scenarios import build
 from rescind.conformance.vectortool import file_schema
-from rescind.reference.host.scenario import run_host_scenario
-from rescind.reference.worker.scenario import run_scenario
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "spec"
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from rescind.reference.errors import RescindError
 from rescind.reference.storage.store import Conflict, KeyState, Snapshot, Stored, StoredRecord
 

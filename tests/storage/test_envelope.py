@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+
 from rescind.reference.errors import RescindError
 from rescind.reference.storage.envelope import decode_payload, open_snapshot, seal
 from rescind.reference.storage.keyring import Keyring

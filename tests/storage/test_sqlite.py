@@ -8,6 +8,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+
 from rescind.reference.errors import RescindError
 from rescind.reference.storage.authenticated import AuthenticatedStore
 from rescind.reference.storage.sqlite import SqliteBackend

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from blake3 import blake3
+
 from rescind.reference.errors import RescindError
 from rescind.reference.storage.envelope import encode_payload
 from rescind.reference.storage.tag import storage_record_tag

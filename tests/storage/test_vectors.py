@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+
 import rescind.reference.storage.errors  # noqa: F401  (registers the storage codes)
 from rescind.conformance.vectorsets._storage_harness import TRACE_OPS, run_trace
 from rescind.conformance.vectorsets.storage import build

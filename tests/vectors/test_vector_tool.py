@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from rescind.conformance import vectortool
 from rescind.conformance.vectorformat import Flag, VectorFile, VectorGroup, VectorTest
 

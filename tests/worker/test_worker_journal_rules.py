@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import attrs
 import pytest
+
 from rescind.reference.digests import worker_input_fingerprint
 from rescind.reference.errors import RescindError
-from rescind.reference.lifecycle import Phase
 from rescind.reference.messages import OperationReconcileResult, OperationStatus
 from rescind.reference.payload import ToolPayload
 from rescind.reference.protocol_errors import (
@@ -19,7 +19,7 @@ from rescind.reference.worker.authorized import AuthorizedDispatch
 from rescind.reference.worker.authorizer import SessionAuthorizer
 from rescind.reference.worker.journal import Dispatch, Existing, WorkerOperationJournal
 from rescind.reference.worker.records import WorkerOperationState
-
+from rescind.tables.operation import Phase
 from tests.worker.support import (
     ECHO_GRANT,
     MATH_GRANT,

@@ -9,9 +9,9 @@ from functools import cache
 from typing import Any
 
 import pytest
+
 from rescind.conformance.vectorsets import authorizer_traces, journal_codec, journal_traces
 from rescind.reference.errors import RescindError
-from rescind.reference.lifecycle import Phase
 from rescind.reference.messages import OperationStatus
 from rescind.reference.numbers import NumberMode
 from rescind.reference.worker.authorized import (
@@ -20,7 +20,7 @@ from rescind.reference.worker.authorized import (
     AuthorizedReconciliation,
 )
 from rescind.reference.worker.journal import Existing, WorkerOperationJournal
-
+from rescind.tables.operation import Phase
 from tests.worker.probe_lines import error_code, labelled, lines, section_lines
 from tests.worker.support import (
     ECHO_GRANT,

@@ -13,7 +13,6 @@ from rescind.reference.worker.authorized import (
     AuthorizedReconciliation,
 )
 from rescind.reference.worker.journal import WorkerOperationJournal
-
 from tests.worker.probe_lines import lines
 from tests.worker.support import (
     ECHO_GRANT,

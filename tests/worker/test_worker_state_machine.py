@@ -14,9 +14,9 @@ from typing import Any
 from hypothesis import event
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+
 from rescind.reference.errors import RescindError
 from rescind.reference.grants import CapabilityGrant, GrantAttenuation
-from rescind.reference.lifecycle import OPERATION_LIFECYCLE, Phase
 from rescind.reference.manifest import SessionManifest
 from rescind.reference.messages import (
     OperationCompensationRequest,
@@ -33,6 +33,7 @@ from rescind.reference.worker.authorized import (
 )
 from rescind.reference.worker.authorizer import SessionAuthorizer
 from rescind.reference.worker.journal import WorkerOperationJournal
+from rescind.tables.operation import OPERATION_LIFECYCLE, Phase
 
 TOOLS = ("t.json", "t.text")
 KEYS = ("k1", "k2", "k3", "cmp-k4")

@@ -11,6 +11,9 @@ from typing import Any
 
 import jsonschema
 import pytest
+
+from rescind.conformance.interpreters.frame_trace import run_frame_trace
+from rescind.conformance.interpreters.worker_trace import run_trace
 from rescind.conformance.vectorformat import VectorFile
 from rescind.conformance.vectorsets import (
     authorizer_traces,
@@ -19,8 +22,6 @@ from rescind.conformance.vectorsets import (
     journal_traces,
 )
 from rescind.conformance.vectortool import default_directory, file_schema
-from rescind.reference.frame_trace import run_frame_trace
-from rescind.reference.worker.trace import run_trace
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "spec"
 MODULES = {

@@ -23,7 +23,6 @@ from types import MappingProxyType
 from typing import Any, Generic, Literal, TypeVar
 
 import attrs
-from rescind.reference.saga.errors import IllegalTransition
 
 Evidence = Literal["code", "test", "doc", "assumed"]
 
@@ -151,7 +150,7 @@ def _check_table(table: StateTable[S]) -> None:
 
 @attrs.frozen
 class StateTable(Generic[S]):
-    """A lifecycle as data. ``fire`` is the only way reference code changes such a state."""
+    """A lifecycle as data; ``rescind.reference.saga.transitions.fire`` executes it."""
 
     name: str
     states: tuple[S, ...]
@@ -179,16 +178,13 @@ class StateTable(Generic[S]):
             if row.source == source and row.trigger == trigger
         )
 
-    def fire(self, source: S, trigger: str, target: S | None = None) -> S:
-        """The state after ``trigger`` in ``source``; raises when the table has no such row."""
+    def target_of(self, source: S, trigger: str, target: S | None = None) -> S | None:
+        """The one state ``trigger`` leads to from ``source`` (``target`` picks among rows
+        the caller resolves), or ``None`` when the table has no such single row."""
         targets = self.targets(source, trigger)
         if target is not None:
             targets = tuple(candidate for candidate in targets if candidate == target)
-        if len(targets) != 1:
-            raise IllegalTransition(
-                lifecycle=self.name, state=str(source.value).lower(), trigger=trigger
-            )
-        return targets[0]
+        return targets[0] if len(targets) == 1 else None
 
     def outgoing(self, source: S) -> tuple[Transition[S], ...]:
         """Rows that leave ``source`` for another state (self-loops are stays, not exits)."""

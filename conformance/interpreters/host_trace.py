@@ -20,6 +20,16 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import attrs
+
+from rescind.conformance.interpreters.host_trace_frames import FrameCalls
+from rescind.conformance.interpreters.trace_support import (
+    Json,
+    ScriptedVerifier,
+    TraceFormatError,
+    bytes_arg,
+    grant_arg,
+    input_arg,
+)
 from rescind.reference.errors import RescindError
 from rescind.reference.frames import SessionAuthenticator, SessionRole
 from rescind.reference.grants import CapabilityGrant
@@ -30,15 +40,6 @@ from rescind.reference.host.compensation import (
 from rescind.reference.host.engine import WorkflowEngine
 from rescind.reference.host.ledger import WorkflowOperationLedger
 from rescind.reference.host.plan import WorkflowPlan
-from rescind.reference.host.trace_frames import FrameCalls
-from rescind.reference.host.trace_support import (
-    Json,
-    ScriptedVerifier,
-    TraceFormatError,
-    bytes_arg,
-    grant_arg,
-    input_arg,
-)
 
 
 class TraceRun(FrameCalls):

@@ -1,6 +1,7 @@
 """The ``rescind`` command line.
 
-Each subcommand lives in its own module in this package and exposes
+Each subcommand lives in its own module in this package, listed in ``COMMAND_MODULES``, and
+exposes
 ``register(subparsers) -> None``; the parser it adds sets ``handler`` to a function taking
 the parsed arguments and returning the exit code. Exit codes everywhere: 0 success, 1 a
 check failed, 2 bad input or a usage/harness error (one line on stderr, no traceback).
@@ -10,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.util
 import sys
 from collections.abc import Callable, Sequence
 
@@ -35,10 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"rescind {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
-        qualified = f"{__name__}.{name}"
-        if importlib.util.find_spec(qualified) is None:
-            continue
-        importlib.import_module(qualified).register(subparsers)
+        # A listed module that is missing is a broken installation: let the import fail.
+        importlib.import_module(f"{__name__}.{name}").register(subparsers)
     return parser
 
 

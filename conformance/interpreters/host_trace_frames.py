@@ -12,6 +12,15 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import attrs
+
+from rescind.conformance.interpreters.trace_support import (
+    Json,
+    TraceBase,
+    TraceFormatError,
+    input_arg,
+    payload_arg,
+    status_arg,
+)
 from rescind.reference.frames import AuthenticatedFrame, SessionAuthenticator
 from rescind.reference.host.approvals import Approval
 from rescind.reference.host.compensation import (
@@ -21,14 +30,6 @@ from rescind.reference.host.compensation import (
 from rescind.reference.host.engine import WorkflowEngine
 from rescind.reference.host.host_frames import PreparedFrame
 from rescind.reference.host.plan import WorkflowPlan
-from rescind.reference.host.trace_support import (
-    Json,
-    TraceBase,
-    TraceFormatError,
-    input_arg,
-    payload_arg,
-    status_arg,
-)
 from rescind.reference.messages import (
     OperationCompensationRequest,
     OperationCompensationResult,

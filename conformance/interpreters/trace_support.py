@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import attrs
+
 from rescind.reference.grants import CapabilityGrant
 from rescind.reference.host.compensation import WorkflowCompensationAction
 from rescind.reference.host.engine import WorkflowEngine

@@ -11,7 +11,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from rescind.model import diagrams
+from rescind.tables import diagrams
 
 
 def register(subparsers: Any) -> None:

@@ -32,8 +32,21 @@ def _directory(args: argparse.Namespace) -> Path:
     return directory
 
 
+def _export_directory(args: argparse.Namespace) -> Path:
+    """Where export may write: a source checkout's ``vectors/``, never an installation."""
+    from rescind.cli import UsageError
+
+    directory = _directory(args).resolve()
+    if vectortool.inside_installation(directory):
+        raise UsageError(
+            "vectors export writes to a source checkout only, not into an installation"
+            " (use an editable install of the repository, or --dir)"
+        )
+    return directory
+
+
 def _export(args: argparse.Namespace) -> int:
-    directory = _directory(args)
+    directory = _export_directory(args)
     problems = vectortool.export(directory)
     for problem in problems:
         print(f"refused: {problem}", file=sys.stderr)

@@ -13,16 +13,16 @@ import itertools
 from collections.abc import Iterator
 
 from rescind.reference.saga.effects import Effect, EffectClass
-from rescind.reference.saga.lifecycles import (
+from rescind.reference.saga.lineage import CompensationRun, CompensationTask, Lineage
+from rescind.reference.saga.reconciliation import Overlay, Reconciliation
+from rescind.reference.saga.workflow import CompensateDeclaration, SourceRun, SourceTask
+from rescind.tables.saga import (
     LATEST_VALUES,
     NO_RECONCILIATION,
     EffectStatus,
     ReconciliationStatus,
     RunState,
 )
-from rescind.reference.saga.lineage import CompensationRun, CompensationTask, Lineage
-from rescind.reference.saga.reconciliation import Overlay, Reconciliation
-from rescind.reference.saga.workflow import CompensateDeclaration, SourceRun, SourceTask
 
 Configuration = tuple[str, EffectStatus, bool]
 

@@ -19,6 +19,8 @@ from collections.abc import Mapping
 from typing import Any
 
 import attrs
+
+from rescind.conformance.interpreters.doubles import FaultyJournalStore, Outcome, ScriptedAdapter
 from rescind.reference.errors import RescindError
 from rescind.reference.frames import AuthenticatedFrame, SessionAuthenticator, SessionRole
 from rescind.reference.grants import CapabilityGrant
@@ -30,7 +32,6 @@ from rescind.reference.storage.memory import MemoryBackend
 from rescind.reference.storage.tag import StorageKey
 from rescind.reference.wirejson import read_document
 from rescind.reference.worker.adapter import AdapterDeclarations, WorkerAdapter
-from rescind.reference.worker.doubles import FaultyJournalStore, Outcome, ScriptedAdapter
 from rescind.reference.worker.journal import WorkerOperationJournal
 from rescind.reference.worker.journal_store import (
     DEFAULT_JOURNAL_NAMESPACE,

@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from rescind.conformance.interpreters.worker_trace import TraceError, text_of
 from rescind.reference.errors import RescindError
 from rescind.reference.frames import SessionAuthenticator, SessionRole
 from rescind.reference.numbers import NumberMode
 from rescind.reference.wirejson import read_document
-from rescind.reference.worker.trace import TraceError, text_of
 from rescind.reference.worker_message import message_from_node, message_json
 
 Json = dict[str, Any]

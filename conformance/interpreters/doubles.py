@@ -19,6 +19,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 
 import attrs
+
 from rescind.reference.messages import (
     OperationCompensationRequest,
     OperationDispatchRequest,

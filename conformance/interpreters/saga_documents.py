@@ -10,12 +10,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from rescind.conformance.interpreters.saga_scenarios import run_agentctl, run_case, run_work_items
 from rescind.reference.saga.bindings import compensation_order, validate_bindings
 from rescind.reference.saga.declarations import check_compensation, expand
 from rescind.reference.saga.effects import Effect, EffectClass
 from rescind.reference.saga.errors import BindingInvalid
 from rescind.reference.saga.execution import plan_exit_status
-from rescind.reference.saga.lifecycles import (
+from rescind.reference.saga.loading import Reader, read_definition, read_lineage, read_workflow
+from rescind.reference.saga.planner import plan_compensation
+from rescind.reference.saga.reconciliation import EffectRegistry, Overlay, reconcile
+from rescind.reference.saga.transitions import fire
+from rescind.tables.saga import (
     ALL_TABLES,
     CASE_ACTIVE_EARLIER,
     CASE_TABLE,
@@ -23,10 +28,6 @@ from rescind.reference.saga.lifecycles import (
     ReconciliationStatus,
     StateTable,
 )
-from rescind.reference.saga.loading import Reader, read_definition, read_lineage, read_workflow
-from rescind.reference.saga.planner import plan_compensation
-from rescind.reference.saga.reconciliation import EffectRegistry, Overlay, reconcile
-from rescind.reference.saga.scenarios import run_agentctl, run_case, run_work_items
 
 
 def plan_document(document: Any) -> dict[str, Any]:
@@ -104,7 +105,9 @@ def transition_document(document: Any) -> dict[str, Any]:
     reader = Reader(document).object(("lifecycle", "state", "trigger"), ("target",))
     table = _table(reader.child("lifecycle").text())
     target = _state(table, reader.child("target")) if reader.has("target") else None
-    state = table.fire(_state(table, reader.child("state")), reader.child("trigger").text(), target)
+    state = fire(
+        table, _state(table, reader.child("state")), reader.child("trigger").text(), target
+    )
     return {"state": str(state.value)}
 
 

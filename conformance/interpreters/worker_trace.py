@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import attrs
+
 from rescind.reference.errors import RescindError
 from rescind.reference.grants import CapabilityGrant
 from rescind.reference.manifest import SessionManifest

@@ -22,6 +22,20 @@ from collections.abc import Mapping
 from typing import Any
 
 import attrs
+
+from rescind.conformance.interpreters.doubles import ScriptedAdapter
+from rescind.conformance.interpreters.host_trace import TraceRun
+from rescind.conformance.interpreters.trace_support import (
+    Json,
+    TraceFormatError,
+    input_arg,
+    payload_arg,
+)
+from rescind.conformance.interpreters.worker_scenario import (
+    STORAGE_KEYRING,
+    error_outcome,
+    outcome_arg,
+)
 from rescind.reference.errors import RescindError
 from rescind.reference.frames import SessionAuthenticator, SessionRole
 from rescind.reference.grants import CapabilityGrant
@@ -29,19 +43,15 @@ from rescind.reference.host.compensation import WorkflowCompensationTarget
 from rescind.reference.host.engine import WorkflowEngine
 from rescind.reference.host.host_frames import PreparedFrame
 from rescind.reference.host.session import HostLedgerDriver
-from rescind.reference.host.trace import TraceRun
-from rescind.reference.host.trace_support import Json, TraceFormatError, input_arg, payload_arg
 from rescind.reference.manifest import SessionManifest
 from rescind.reference.storage.authenticated import AuthenticatedStore
 from rescind.reference.storage.memory import MemoryBackend
 from rescind.reference.storage.store import KeyState
 from rescind.reference.storage.tag import RecordKey
-from rescind.reference.worker.doubles import ScriptedAdapter
 from rescind.reference.worker.journal_store import (
     DEFAULT_JOURNAL_NAMESPACE,
     AuthenticatedWorkerJournalStore,
 )
-from rescind.reference.worker.scenario import STORAGE_KEYRING, error_outcome, outcome_arg
 from rescind.reference.worker.session import WorkerSession
 from rescind.reference.worker_message import OpenSession, message_json
 

@@ -22,12 +22,12 @@ from rescind.reference.saga.execution import (
     plan_exit_status,
     resume,
 )
-from rescind.reference.saga.lifecycles import CaseStatus, CompensationStatus, WorkItemStatus
 from rescind.reference.saga.lineage import Lineage
 from rescind.reference.saga.loading import Reader, apply_reconciliation, read_definition
 from rescind.reference.saga.planner import plan_compensation
 from rescind.reference.saga.reuse import retry_check
 from rescind.reference.saga.workitems import WorkItem, WorkItems
+from rescind.tables.saga import CaseStatus, CompensationStatus, WorkItemStatus
 
 
 def _script(reader: Reader | None) -> Script:
