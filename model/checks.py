@@ -2,8 +2,8 @@
 
 A proof module in ``rescind.model`` exposes ``checks() -> Sequence[Check]`` and is listed in
 ``PROOF_MODULES``; ``rescind prove`` imports each, runs the checks and reports one row each.
-A check never raises for a failed property: it returns ``violated`` with a readable numbered counterexample trace,
-or ``unknown`` when z3 gives up.
+A check never raises for a failed property: it returns ``violated`` with a readable numbered
+counterexample trace, or ``unknown`` when z3 gives up.
 """
 
 from __future__ import annotations
