@@ -121,9 +121,12 @@ class SessionAuthorizer:
 
     # -- authorization -------------------------------------------------------------------------
 
-    def _grant(self, session_id: str, tool: str) -> CapabilityGrant:
+    def _require_session(self, session_id: str) -> None:
         if session_id != self._manifest.session_id:
             raise UnknownSession(session_id=session_id)
+
+    def _grant(self, session_id: str, tool: str) -> CapabilityGrant:
+        self._require_session(session_id)
         return self._manifest.grant_for(tool)
 
     @staticmethod
@@ -198,6 +201,10 @@ class SessionAuthorizer:
         return AuthorizedCompensation(request, grant, self._provenance)
 
     # -- result validation (never reserves a request id) ---------------------------------------
+    # Order (AU-10): provenance, the result's own validation, its session against the
+    # manifest, correlation with the authorized request, duplicate, status against the grant.
+    # The session is compared on its own before correlation although correlation compares it
+    # too: a result naming another session is ``unknown_session``, not a mismatch.
 
     def _require_own(self, provenance: Provenance) -> None:
         if provenance is not self._provenance:
@@ -216,6 +223,7 @@ class SessionAuthorizer:
     ) -> None:
         self._require_own(authorized.provenance)
         result.validate()
+        self._require_session(result.session_id)
         if not result.matches_dispatch(authorized.request):
             raise OperationResultMismatch()
         self._accept_result(result.request_id, result.status, authorized.grant)
@@ -225,6 +233,7 @@ class SessionAuthorizer:
     ) -> None:
         self._require_own(authorized.provenance)
         result.validate()
+        self._require_session(result.session_id)
         if not result.matches_request(authorized.request):
             raise OperationResultMismatch()
         self._accept_result(result.request_id, result.status, authorized.grant)
@@ -234,6 +243,7 @@ class SessionAuthorizer:
     ) -> None:
         self._require_own(authorized.provenance)
         result.validate()
+        self._require_session(result.session_id)
         if not result.matches_request(authorized.request):
             raise CompensationResultMismatch()
         self._accept_result(result.request_id, result.status, authorized.grant)
