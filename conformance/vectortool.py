@@ -3,7 +3,8 @@
 The registry (``vectors/registry.json``) lists every test ID ever published with a digest of
 its *meaning* (input, expected output and result). It only grows: an export that would drop
 an ID or change what an ID means is refused, and ``check`` fails on either. A changed
-expectation therefore needs a new ID, and downstream expected-failure lists stay valid.
+expectation therefore needs a new ID, and downstream expected-failure lists stay valid; the
+old ID is then retired (``rescind.conformance.vectorretired``) and stays in the registry.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 import jsonschema
 
 from rescind.conformance.vectorformat import RESULTS, VectorFile, VectorTest, render
+from rescind.conformance.vectorretired import Retirement, retired_by_id
 from rescind.conformance.vectorsets import discover
 
 REGISTRY_NAME = "registry.json"
@@ -146,28 +148,64 @@ def _load_registry(directory: Path) -> dict[str, dict[str, str]]:
     return ids
 
 
+def _load_retired(directory: Path) -> dict[str, dict[str, str]]:
+    path = directory / REGISTRY_NAME
+    if not path.exists():
+        return {}
+    retired: dict[str, dict[str, str]] = json.loads(path.read_text(encoding="utf-8")).get(
+        "retired", {}
+    )
+    return retired
+
+
+def retired_section_problems(
+    recorded: Mapping[str, Mapping[str, str]], retired: Mapping[str, Retirement]
+) -> list[str]:
+    """A retirement the registry already records must stay declared, word for word."""
+    problems = []
+    for test_id, entry in sorted(recorded.items()):
+        if test_id not in retired:
+            problems.append(f"retirement of test id {test_id} was withdrawn; it is permanent")
+        elif retired[test_id].to_json() != dict(entry):
+            problems.append(f"retirement of test id {test_id} was changed; it is permanent")
+    return problems
+
+
 def registry_problems(
-    registry: Mapping[str, Mapping[str, str]], tests: Mapping[str, tuple[str, dict[str, Any]]]
+    registry: Mapping[str, Mapping[str, str]],
+    tests: Mapping[str, tuple[str, dict[str, Any]]],
+    retired: Mapping[str, Retirement],
 ) -> list[str]:
     problems = []
     for test_id, entry in registry.items():
+        if test_id in retired:
+            continue
         if test_id not in tests:
             problems.append(f"published test id {test_id} disappeared")
         elif meaning(tests[test_id][1]) != entry["meaning"]:
             problems.append(f"published test id {test_id} changed meaning; give it a new id")
+    for test_id, retirement in sorted(retired.items()):
+        if test_id in tests:
+            problems.append(f"retired test id {test_id} is exported again; use a new id")
+        if retirement.replaced_by not in tests:
+            problems.append(f"{retirement.replaced_by}, which replaces {test_id}, is not exported")
     return problems
 
 
 def render_registry(
-    registry: Mapping[str, Mapping[str, str]], tests: Mapping[str, tuple[str, dict[str, Any]]]
+    registry: Mapping[str, Mapping[str, str]],
+    tests: Mapping[str, tuple[str, dict[str, Any]]],
+    retired: Mapping[str, Retirement],
 ) -> str:
     merged = {key: dict(value) for key, value in registry.items()}
     for test_id, (topic, test) in tests.items():
         merged.setdefault(test_id, {"topic": topic, "meaning": meaning(test)})
     return render(
         {
-            "comment": "Every published test id and a digest of its meaning. Append-only.",
+            "comment": "Every published test id and a digest of its meaning. Append-only;"
+            " a retired id keeps its entry and is listed under retired.",
             "ids": dict(sorted(merged.items())),
+            "retired": {key: retired[key].to_json() for key in sorted(retired)},
         }
     )
 
@@ -177,7 +215,9 @@ def export(directory: Path) -> list[str]:
     generated = generate()
     tests = _tests_by_id(generated)
     registry = _load_registry(directory)
-    problems = registry_problems(registry, tests)
+    retired = retired_by_id()
+    problems = registry_problems(registry, tests, retired)
+    problems.extend(retired_section_problems(_load_retired(directory), retired))
     if problems:
         return problems
     (directory / "schema").mkdir(parents=True, exist_ok=True)
@@ -185,7 +225,9 @@ def export(directory: Path) -> list[str]:
         target = directory / path
         if not target.exists() or target.read_text(encoding="utf-8") != text:
             target.write_text(text, encoding="utf-8")
-    (directory / REGISTRY_NAME).write_text(render_registry(registry, tests), encoding="utf-8")
+    (directory / REGISTRY_NAME).write_text(
+        render_registry(registry, tests, retired), encoding="utf-8"
+    )
     return []
 
 
@@ -221,7 +263,14 @@ def check(directory: Path) -> list[str]:
     except ValueError as exc:
         return [*problems, str(exc)]
     registry = _load_registry(directory)
-    problems.extend(registry_problems(registry, tests))
+    retired = retired_by_id()
+    problems.extend(registry_problems(registry, tests, retired))
+    recorded = _load_retired(directory)
+    problems.extend(retired_section_problems(recorded, retired))
+    for test_id in sorted(set(retired) - set(recorded)):
+        problems.append(
+            f"retirement of {test_id} is not in the registry; run `rescind vectors export`"
+        )
     for test_id in sorted(set(tests) - set(registry)):
         problems.append(f"test id {test_id} is not in the registry; run `rescind vectors export`")
     return problems

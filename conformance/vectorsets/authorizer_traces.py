@@ -5,6 +5,9 @@ Authorizers are created from manifest texts in the setup; ``as`` names an author
 so later steps can validate results against it or hand it to the journal. Traces cover
 worker edge cases 37-41 and the probe's authorizer rows ("calls after op" to "comp other
 scope"); counters are reported by ``counters`` steps and in every checkpoint.
+
+A comment that ends with ``upstream-code: ...`` names the upstream source the case rests on
+(repository, commit, path, symbol), in the shape a ``provenance`` field will take.
 """
 
 from __future__ import annotations
@@ -37,6 +40,14 @@ from rescind.conformance.vectorsets._worker_fixtures import (
 )
 
 TOPIC = "authorizer-traces"
+
+UPSTREAM_PROTOCOL = "ymote/Splash 623d57c crates/splash-protocol/src/lib.rs"
+
+
+def upstream_code(symbol: str) -> str:
+    """A citation of upstream's protocol source, ready to become ``upstream-code`` provenance."""
+    return f"upstream-code: {UPSTREAM_PROTOCOL} {symbol}"
+
 
 NO_COMP_FP = "24867a5828034ba6bc90e352306b61f65a32266c8cba8820d486612d96a72cbb"
 
@@ -86,11 +97,25 @@ RESULT_OTHER_KEY = operation_result(succeeded('{"total":42}'), key="release-43-a
 RESULT_TOO_LARGE = operation_result(succeeded('{"body":"' + "x" * 200 + '"}'))
 RESULT_EMPTY_FAILURE = operation_result(failed(""))
 RESULT_OTHER_SESSION = operation_result(RUNNING, session="session-2")
+RESULT_OTHER_SESSION_AND_KEY = operation_result(RUNNING, session="session-2", key="release-43-add")
+RESULT_OTHER_SESSION_EMPTY_FAILURE = operation_result(failed(""), session="session-2")
 REC_RESULT_OK = operation_result(RUNNING, request_id="reconcile-1")
 REC_RESULT_OTHER_TOOL = operation_result(RUNNING, request_id="reconcile-1", tool="math.sub")
+REC_RESULT_OTHER_SESSION = operation_result(RUNNING, request_id="reconcile-1", session="session-2")
+REC_RESULT_OTHER_SESSION_AND_TOOL = operation_result(
+    RUNNING, request_id="reconcile-1", session="session-2", tool="math.sub"
+)
+REC_RESULT_OTHER_SESSION_EMPTY_FAILURE = operation_result(
+    failed(""), request_id="reconcile-1", session="session-2"
+)
 CMP_RESULT_OK = compensation_result(succeeded('{"undone":true}'))
 CMP_RESULT_OTHER_TENANT = compensation_result(succeeded('{"undone":true}'), tenant="tenant-other")
 CMP_RESULT_OTHER_GRANT = compensation_result(succeeded('{"undone":true}'), grant_fp=NEW_GRANT_FP)
+CMP_RESULT_OTHER_SESSION = compensation_result(succeeded('{"undone":true}'), session="session-2")
+CMP_RESULT_OTHER_SESSION_AND_TENANT = compensation_result(
+    succeeded('{"undone":true}'), session="session-2", tenant="tenant-other"
+)
+CMP_RESULT_OTHER_SESSION_EMPTY_FAILURE = compensation_result(failed(""), session="session-2")
 
 MAIN = {"a": manifest(GRANT_MATH)}
 TWO = {"a": manifest(GRANT_MATH), "b": manifest(GRANT_MATH)}
@@ -291,18 +316,78 @@ RESULTS = [
         MAIN,
         ("DuplicateResult",),
     ),
+    # Replaces the retired authorizer.result-check-order, which expected operation_result_mismatch
+    # for the result naming another session (rescind.conformance.vectorretired).
     _case(
-        "authorizer.result-check-order",
+        "authorizer.operation-result-check-order",
         "AU-10",
-        "the result's own validation, then correlation, then duplicate, then the status against the grant",
+        "the result's own validation, then its session against the manifest, then correlation, then duplicate, then the status against the grant; "
+        + upstream_code("SessionAuthorizer::validate_operation_result"),
         [
             s("authorize_operation", request="add", as_="d1"),
             s("validate_operation_result", "invalid_operation_failure", authorized="d1", result=RESULT_EMPTY_FAILURE),
-            s("validate_operation_result", "operation_result_mismatch", authorized="d1", result=RESULT_OTHER_SESSION),
+            s("validate_operation_result", "unknown_session", authorized="d1", result=RESULT_OTHER_SESSION),
             s("validate_operation_result", authorized="d1", result=RESULT_OK),
             s("validate_operation_result", "duplicate_result", authorized="d1", result=RESULT_TOO_LARGE),
         ],
         MAIN,
+        ORDER,
+    ),
+    _case(
+        "authorizer.operation-result-foreign-session",
+        "AU-10",
+        "an operation result naming another session: provenance and the result's own validation first, then unknown_session before correlation and before duplicate; nothing is marked completed; "
+        + upstream_code("SessionAuthorizer::validate_operation_result"),
+        [
+            s("authorize_operation", request="add", as_="d1"),
+            s("validate_operation_result", "authorization_provenance_mismatch", authorized="d1", result=RESULT_OTHER_SESSION, authorizer="b"),
+            s("validate_operation_result", "invalid_operation_failure", authorized="d1", result=RESULT_OTHER_SESSION_EMPTY_FAILURE),
+            s("validate_operation_result", "unknown_session", authorized="d1", result=RESULT_OTHER_SESSION_AND_KEY),
+            s("validate_operation_result", "unknown_session", authorized="d1", result=RESULT_OTHER_SESSION),
+            s("counters", checkpoint="nothing-completed"),
+            s("validate_operation_result", authorized="d1", result=RESULT_OK),
+            s("validate_operation_result", "unknown_session", authorized="d1", result=RESULT_OTHER_SESSION),
+            s("validate_operation_result", "duplicate_result", authorized="d1", result=RESULT_OK),
+        ],
+        TWO,
+        ORDER,
+    ),
+    _case(
+        "authorizer.reconciliation-result-foreign-session",
+        "AU-10",
+        "a reconciliation result naming another session: provenance and the result's own validation first, then unknown_session before correlation and before duplicate; nothing is marked completed; "
+        + upstream_code("SessionAuthorizer::validate_reconciliation_result"),
+        [
+            s("authorize_reconciliation", request="rec", as_="r1"),
+            s("validate_reconciliation_result", "authorization_provenance_mismatch", authorized="r1", result=REC_RESULT_OTHER_SESSION, authorizer="b"),
+            s("validate_reconciliation_result", "invalid_operation_failure", authorized="r1", result=REC_RESULT_OTHER_SESSION_EMPTY_FAILURE),
+            s("validate_reconciliation_result", "unknown_session", authorized="r1", result=REC_RESULT_OTHER_SESSION_AND_TOOL),
+            s("validate_reconciliation_result", "unknown_session", authorized="r1", result=REC_RESULT_OTHER_SESSION),
+            s("counters", checkpoint="nothing-completed"),
+            s("validate_reconciliation_result", authorized="r1", result=REC_RESULT_OK),
+            s("validate_reconciliation_result", "unknown_session", authorized="r1", result=REC_RESULT_OTHER_SESSION),
+            s("validate_reconciliation_result", "duplicate_result", authorized="r1", result=REC_RESULT_OK),
+        ],
+        TWO,
+        ORDER,
+    ),
+    _case(
+        "authorizer.compensation-result-foreign-session",
+        "AU-10",
+        "a compensation result naming another session: provenance and the result's own validation first, then unknown_session before the eight-field match and before duplicate; nothing is marked completed; "
+        + upstream_code("SessionAuthorizer::validate_compensation_result"),
+        [
+            s("authorize_compensation", request="undo", as_="c1"),
+            s("validate_compensation_result", "authorization_provenance_mismatch", authorized="c1", result=CMP_RESULT_OTHER_SESSION, authorizer="b"),
+            s("validate_compensation_result", "invalid_operation_failure", authorized="c1", result=CMP_RESULT_OTHER_SESSION_EMPTY_FAILURE),
+            s("validate_compensation_result", "unknown_session", authorized="c1", result=CMP_RESULT_OTHER_SESSION_AND_TENANT),
+            s("validate_compensation_result", "unknown_session", authorized="c1", result=CMP_RESULT_OTHER_SESSION),
+            s("counters", checkpoint="nothing-completed"),
+            s("validate_compensation_result", authorized="c1", result=CMP_RESULT_OK),
+            s("validate_compensation_result", "unknown_session", authorized="c1", result=CMP_RESULT_OTHER_SESSION),
+            s("validate_compensation_result", "duplicate_result", authorized="c1", result=CMP_RESULT_OK),
+        ],
+        TWO,
         ORDER,
     ),
     _case(
