@@ -61,6 +61,25 @@ def _check_result(_: object, __: object, value: str) -> None:
         raise ValueError(f"result {value!r} is not one of {RESULTS}")
 
 
+# Converters with concrete element types: with the builtin ``tuple`` as converter, mypy's attrs
+# plugin types the ``__init__`` parameter as ``Iterable[_T_co]`` and rejects every argument.
+def string_tuple(items: Iterable[str]) -> tuple[str, ...]:
+    """Freezes a flag or header list; the converter of such fields here and in vectorsets."""
+    return tuple(items)
+
+
+def _tests(items: Iterable[VectorTest]) -> tuple[VectorTest, ...]:
+    return tuple(items)
+
+
+def _notes(items: Iterable[Flag]) -> tuple[Flag, ...]:
+    return tuple(items)
+
+
+def _groups(items: Iterable[VectorGroup]) -> tuple[VectorGroup, ...]:
+    return tuple(items)
+
+
 @attrs.frozen
 class Flag:
     """What a flag means: the bug class a flagged vector targets and that bug's effect."""
@@ -81,7 +100,7 @@ class VectorTest:
     input: Mapping[str, Any]
     expected: Mapping[str, Any]
     result: str = attrs.field(validator=_check_result)
-    flags: tuple[str, ...] = attrs.field(default=(), converter=tuple, validator=_check_flags)
+    flags: tuple[str, ...] = attrs.field(default=(), converter=string_tuple, validator=_check_flags)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -98,7 +117,7 @@ class VectorTest:
 @attrs.frozen
 class VectorGroup:
     type: str
-    tests: tuple[VectorTest, ...] = attrs.field(converter=tuple)
+    tests: tuple[VectorTest, ...] = attrs.field(converter=_tests)
     attributes: Mapping[str, Any] = attrs.field(factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -113,9 +132,9 @@ class VectorFile:
     """One topic's vectors. ``topic`` names the file: ``vectors/<topic>.json``."""
 
     topic: str = attrs.field(validator=_check_id)
-    header: tuple[str, ...] = attrs.field(converter=tuple)
-    notes: tuple[Flag, ...] = attrs.field(converter=tuple)
-    groups: tuple[VectorGroup, ...] = attrs.field(converter=tuple)
+    header: tuple[str, ...] = attrs.field(converter=string_tuple)
+    notes: tuple[Flag, ...] = attrs.field(converter=_notes)
+    groups: tuple[VectorGroup, ...] = attrs.field(converter=_groups)
     test_schema: Mapping[str, Any] = attrs.field(factory=dict)
     """JSON Schema fragment with ``input`` and ``expected`` properties for this topic."""
 

@@ -7,6 +7,7 @@ spec for every step.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import attrs
@@ -81,12 +82,16 @@ def h(call: str, expect: str = OK, **args: Any) -> Step:
     return Step(call, expect, args)
 
 
+def _step_tuple(steps: Iterable[Step]) -> tuple[Step, ...]:
+    return tuple(steps)
+
+
 @attrs.frozen
 class Case:
     id: str
     rule: str
     comment: str
-    steps: tuple[Step, ...] = attrs.field(converter=tuple)
+    steps: tuple[Step, ...] = attrs.field(converter=_step_tuple)
 
     def spec(self) -> dict[str, Any]:
         return {"setup": SETUP, "steps": [step.to_json() for step in self.steps]}

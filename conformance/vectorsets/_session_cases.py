@@ -10,10 +10,12 @@ compensation), key ``op-1`` with input ``release``, compensation ``cmp-op-1`` wi
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import attrs
 
+from rescind.conformance.vectorformat import string_tuple
 from rescind.conformance.vectorsets._worker_fixtures import (
     CANCELLED,
     GRANT_ECHO,
@@ -125,15 +127,19 @@ def act(expect: str, kind: str, **args: Any) -> Step:
     return Step(expect, {kind: args})
 
 
+def _step_tuple(steps: Iterable[Step]) -> tuple[Step, ...]:
+    return tuple(steps)
+
+
 @attrs.frozen
 class Case:
     id: str
     rule: str
     comment: str
-    steps: tuple[Step, ...] = attrs.field(converter=tuple)
+    steps: tuple[Step, ...] = attrs.field(converter=_step_tuple)
     setup: dict[str, Any] = attrs.field(factory=dict)
     open_error: str | None = None
-    flags: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    flags: tuple[str, ...] = attrs.field(default=(), converter=string_tuple)
 
     def spec(self) -> dict[str, Any]:
         setup = {"session_id": SESSION, "scope": SCOPE, "grants": [GRANT_ECHO], **self.setup}

@@ -14,7 +14,7 @@ from typing import Any
 import attrs
 
 from rescind.conformance.interpreters.worker_trace import run_trace
-from rescind.conformance.vectorformat import VectorTest
+from rescind.conformance.vectorformat import VectorTest, string_tuple
 from rescind.conformance.vectorsets._worker_fixtures import STANDARD_GRANTS
 
 OK = "ok"
@@ -41,14 +41,18 @@ def s(call: str, expect: str = OK, checkpoint: str | None = None, **args: Any) -
     return Step(call, expect, args, checkpoint)
 
 
+def _step_tuple(steps: Iterable[Step]) -> tuple[Step, ...]:
+    return tuple(steps)
+
+
 @attrs.frozen
 class Case:
     id: str
     rule: str
     comment: str
-    steps: tuple[Step, ...] = attrs.field(converter=tuple)
+    steps: tuple[Step, ...] = attrs.field(converter=_step_tuple)
     requests: Mapping[str, Any] = attrs.field(factory=dict)
-    flags: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    flags: tuple[str, ...] = attrs.field(default=(), converter=string_tuple)
     journal: Mapping[str, Any] | None = None
     authorizers: Mapping[str, str] | None = None
     profile: str | None = None
