@@ -11,7 +11,7 @@ from pathlib import Path
 
 import attrs
 
-from rescind.conformance.checks import Check, Outcome
+from rescind.conformance.checks import Check, Outcome, Status
 from rescind.conformance.harness import Driver
 from rescind.conformance.vectorchecks import vector_checks
 
@@ -45,8 +45,9 @@ def model_checks() -> list[Check]:
         def run(_: Driver) -> Outcome:
             begin = time.monotonic()
             result = model_check.run()
-            status = "pass" if result.status == "proven" else "fail"
-            message = result.status if status == "fail" else ""
+            status: Status = "pass" if result.status == "proven" else "fail"
+            # Widened to str: the proof status literal gains the counterexample text below.
+            message: str = result.status if status == "fail" else ""
             if result.counterexample:
                 message += ": " + " | ".join(result.counterexample[:6])
             return Outcome(status, message, time.monotonic() - begin)

@@ -926,7 +926,8 @@ def _workflow(*tasks: dict[str, Any], **extra: Any) -> dict[str, Any]:
     return {"workflow": {"actions": actions, "tasks": list(tasks), **extra}}
 
 
-def _undo(uses: str = "action:write", **extra: Any) -> dict[str, Any]:
+def _undo(uses: str = "action:write", /, **extra: Any) -> dict[str, Any]:
+    # Positional-only: ``**{"with": ...}`` (a Python keyword) must land in ``extra``.
     return {"uses": uses, **extra}
 
 

@@ -58,7 +58,8 @@ def _op(op: str, **args: Any) -> dict[str, Any]:
     return {"op": op, **args}
 
 
-def create(payload: bytes = FIRST, **args: Any) -> dict[str, Any]:
+def create(payload: bytes = FIRST, /, **args: Any) -> dict[str, Any]:
+    # Positional-only, so a ``**`` table of string arguments can never bind to ``payload``.
     return _op("create", **_p(payload), **args)
 
 

@@ -14,7 +14,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from rich.console import Console
+from rich.console import Console, JustifyMethod
 from rich.table import Table
 
 from rescind.cli import UsageError
@@ -99,14 +99,15 @@ def as_json(results: Sequence[tuple[Check, CheckResult]], total: float) -> dict[
 def _print_report(results: Sequence[tuple[Check, CheckResult]], total: float) -> None:
     console = Console(file=sys.stdout, highlight=False, soft_wrap=True)
     table = Table(title="rescind prove", show_lines=False)
-    for column, justify in (
+    columns: tuple[tuple[str, JustifyMethod], ...] = (
         ("group", "left"),
         ("invariant", "left"),
         ("rule", "left"),
         ("status", "left"),
         ("seconds", "right"),
-    ):
-        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    )
+    for column, justify in columns:
+        table.add_column(column, justify=justify)
     for check, result in results:
         status = f"[{_STYLE[result.status]}]{result.status}[/]"
         table.add_row(check.group, check.name, check.rule, status, f"{result.seconds:.2f}")
