@@ -5,9 +5,8 @@ protocol step is an action. Where upstream spends something before a later check
 refuse (the authorizer records a compensation identity even if the journal then refuses),
 the spending and the refusable part are two actions, which keeps that behaviour reachable.
 
-Guard names are what broken variants and counterexample traces refer to; the spec section
-each guard comes from is noted beside it (wpf = worker-protocol-facts, hlf =
-host-ledger-facts).
+Guard names are what broken variants and counterexample traces refer to; the docs/spec rule
+each guard comes from is noted beside it.
 """
 
 from __future__ import annotations
@@ -57,7 +56,7 @@ def _bump(state: State, name: str, index: Expr, amount: Expr | int = 1) -> Expr:
 
 
 def _revision_after(state: State, changed: Expr) -> Expr:
-    """hlf §1.4: +1 exactly when a mutation changes the ledger."""
+    """HL-4: +1 exactly when a mutation changes the ledger."""
     return state["host.revision"] + z3.If(changed, 1, 0)
 
 
@@ -83,7 +82,7 @@ def _apply_result_guards(m: TransitionSystem, s: State, p: Params) -> Guards:
         "recorded": current != ABSENT,
         "observable": m.logic.is_observable(p["observed"]),
         "worker_sent_it": z3.IsMember(p["observed"], s["wire.results"][p["key"]]),
-        "transition_allowed": seen.accepted,  # hlf §1.3, from the table
+        "transition_allowed": seen.accepted,  # HL-10, from the table
     }
 
 
@@ -103,10 +102,10 @@ def _policy_grant(s: State, key: Expr) -> Expr:
 def _record_compensation_guards(m: TransitionSystem, s: State, p: Params) -> Guards:
     grant = _policy_grant(s, p["key"])
     return {
-        "original_succeeded": s["host.op"][p["key"]] == SUCCEEDED,  # hlf §2.6
+        "original_succeeded": s["host.op"][p["key"]] == SUCCEEDED,  # HL-7
         "not_yet_recorded": s["host.cmp"][p["key"]] == ABSENT,  # CompensationAlreadyRecorded
-        "grant_for_tool": grant_field(grant, "tool") == s["host.tool"][p["key"]],  # hlf §3.2 G
-        "compensation_granted": grant_field(grant, "max_compensations") > 0,  # hlf §3.1
+        "grant_for_tool": grant_field(grant, "tool") == s["host.tool"][p["key"]],  # HL-17 (G)
+        "compensation_granted": grant_field(grant, "max_compensations") > 0,  # HL-16
     }
 
 
@@ -130,7 +129,7 @@ def _apply_compensation_result_guards(m: TransitionSystem, s: State, p: Params) 
     sent = MESSAGE.message(p["cmp_key"], p["observed"])
     return {
         "recorded": current != ABSENT,
-        "same_compensation_key": p["cmp_key"] == s["host.cmp_key"][key],  # hlf §5 step 8
+        "same_compensation_key": p["cmp_key"] == s["host.cmp_key"][key],  # HL-21
         "observable": m.logic.is_observable(p["observed"]),
         "worker_sent_it": z3.IsMember(sent, s["wire.cmp_results"][key]),
         "transition_allowed": seen.accepted,
@@ -151,9 +150,9 @@ def _approve_guards(m: TransitionSystem, s: State, p: Params) -> Guards:
     grant = _policy_grant(s, key)
     return {
         "fresh_nonce": s["approval.status"][p["nonce"]] == APPROVAL_STATUS["unissued"],
-        "original_succeeded": s["host.op"][key] == SUCCEEDED,  # hlf §3.4 approve
+        "original_succeeded": s["host.op"][key] == SUCCEEDED,  # HL-22
         "compensation_recorded": s["host.cmp"][key] != ABSENT,
-        "policy_matches": s["host.cmp_fp"][key] == m.fingerprint(grant),  # hlf §8 grant drift
+        "policy_matches": s["host.cmp_fp"][key] == m.fingerprint(grant),  # RC-6 grant drift
     }
 
 
@@ -171,7 +170,7 @@ def _prepare_guards(m: TransitionSystem, s: State, p: Params) -> Guards:
 
 
 def _prepare_effects(m: TransitionSystem, s: State, p: Params) -> Changes:
-    """hlf §3.5: the approval is used up on entry, whether sealing then succeeds or not."""
+    """HL-23: the approval is used up on entry, whether sealing then succeeds or not."""
     nonce = p["nonce"]
     after = "issued" if m.switched("prepare.keeps_approval") else "consumed"
     return {
@@ -203,7 +202,7 @@ def _admit_effects(m: TransitionSystem, s: State, p: Params) -> Changes:
 def _persist_guards(m: TransitionSystem, s: State, p: Params) -> Guards:
     return {
         "session_live": s["worker.live"],
-        "lease_is_current": s["worker.lease"] == s["store.fence"],  # wpf §11.7 fenced CAS
+        "lease_is_current": s["worker.lease"] == s["store.fence"],  # WS-19 fenced CAS
     }
 
 
@@ -219,7 +218,7 @@ def _dispatch_effect_guards(m: TransitionSystem, s: State, p: Params) -> Guards:
     return {
         "session_live": s["worker.live"],
         "call_owed": s["worker.owed"][p["key"]],
-        "admission_durable": s["disk.op"][p["key"]] != ABSENT,  # wpf §11.3 step 4.1
+        "admission_durable": s["disk.op"][p["key"]] != ABSENT,  # WS-7
     }
 
 
@@ -242,7 +241,7 @@ def _observe_guards(m: TransitionSystem, s: State, p: Params) -> Guards:
         "session_live": s["worker.live"],
         "admitted": current != ABSENT,
         "observable": m.logic.is_observable(p["observed"]),
-        "transition_allowed": seen.accepted,  # wpf §8.4, from the table
+        "transition_allowed": seen.accepted,  # WJ-6, from the table
     }
 
 
@@ -285,7 +284,7 @@ def _authorize_compensation_guards(m: TransitionSystem, s: State, p: Params) -> 
     return {
         "session_live": s["worker.live"],
         "grant_for_tool": grant_field(grant, "tool") == p["tool"],  # UnknownTool
-        "compensation_granted": limit > 0,  # wpf §10.3 step 4
+        "compensation_granted": limit > 0,  # AU-6
         "grant_fingerprint_matches": p["fp"] == m.fingerprint(grant),  # step 5
         "budget_left": z3.Or(known, s["auth.cmp_used"][p["tool"]] < limit),  # step 9
     }
@@ -305,7 +304,7 @@ def _admit_compensation_guards(m: TransitionSystem, s: State, p: Params) -> Guar
     return {
         "session_live": s["worker.live"],
         "authorized": z3.IsMember(_identity(p), s["auth.identities"]),
-        "scope_matches": p["scope"] == s["worker.scope"],  # wpf §9.2 step 2
+        "scope_matches": p["scope"] == s["worker.scope"],  # WJ-13
         "original_known": s["mem.op"][key] != ABSENT,  # step 4
         "same_tool": s["mem.tool"][key] == p["tool"],  # step 5
         "original_succeeded": s["mem.op"][key] == SUCCEEDED,  # step 6
@@ -332,7 +331,7 @@ def _compensation_effect_guards(m: TransitionSystem, s: State, p: Params) -> Gua
     return {
         "session_live": s["worker.live"],
         "call_owed": s["worker.cmp_owed"][p["key"]],
-        "admission_durable": s["disk.cmp"][p["key"]] != ABSENT,  # wpf §11.4
+        "admission_durable": s["disk.cmp"][p["key"]] != ABSENT,  # WS-12
     }
 
 
@@ -385,7 +384,7 @@ def _no_guards(m: TransitionSystem, s: State, p: Params) -> Guards:
 
 
 def _crash_restore_effects(m: TransitionSystem, s: State, p: Params) -> Changes:
-    """wpf §11.3/§11.6: memory goes back to the last persisted journal; the session is dead
+    """WS-7, WS-11, WS-17: memory goes back to the last persisted journal; the session is dead
     (crashed, or poisoned after a failed persist) and owes no adapter call any more."""
     return {**_reload(s), "worker.live": z3.BoolVal(False)}
 
@@ -416,7 +415,7 @@ def _lease_takeover_effects(m: TransitionSystem, s: State, p: Params) -> Changes
 
 
 def _attenuate_guards(m: TransitionSystem, s: State, p: Params) -> Guards:
-    """wpf §6.4, in order: positive limits, no limit raised, resources a subset."""
+    """GR-19 to GR-21, in order: positive limits, no limit raised, resources a subset."""
     parent = s["grant.active"][p["tool"]]
     guards = {
         "limits_positive": z3.And(
@@ -450,7 +449,7 @@ HAVOC = tuple((f"content_{name}", sort) for name, sort in JOURNAL_FIELDS.items()
 def _superseded_write_guards(m: TransitionSystem, s: State, p: Params) -> Guards:
     return {
         "writer_superseded": z3.And(p["token"] >= 1, p["token"] < s["store.fence"]),
-        "token_is_current": p["token"] == s["store.fence"],  # wpf §11.7 fenced CAS
+        "token_is_current": p["token"] == s["store.fence"],  # WS-19 fenced CAS
     }
 
 

@@ -166,7 +166,7 @@ class State(Mapping[str, Expr]):
 def initial_condition(state: State, tools: Iterable[Expr] = ()) -> Expr:
     """Nothing recorded, nothing sent, one live session holding lease 1, grants = roots.
 
-    The root manifest is arbitrary but valid (wpf §6.3): each tool's grant is for that tool,
+    The root manifest is arbitrary but valid (GR-24): each tool's grant is for that tool,
     its three call/byte limits are positive and max_compensations is a u32. That is stated
     for the tool terms a query mentions (``tools``), which keeps every query quantifier-free;
     no action writes ``grant.root``, so the constraint holds along a whole path.
