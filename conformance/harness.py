@@ -2,32 +2,42 @@
 
 The harness never hangs and never guesses: every wait has a deadline, and every way a
 driver can misbehave has a name (``HarnessFailure.kind``): ``non_json_output`` (stdout
-carried a line that is not a JSON object), ``missing_reply`` / ``timeout`` (no reply in
-time; the process is then killed), ``duplicate_reply`` (an id answered twice),
-``unexpected_reply`` (an id that was never asked), ``crashed`` (stdout closed or the
-process exited), ``bad_handshake`` and ``malformed_reply``. stderr is kept (the last lines)
-for the report; it is the driver's log channel.
+carried a line that is not a JSON object), ``timeout`` (no reply, or the request not read,
+in time), ``reply_too_large`` (a stdout line longer than ``max_reply_bytes``),
+``duplicate_reply`` (an id answered twice), ``unexpected_reply`` (an id that was never
+asked), ``crashed`` (the process exited, or could not start), ``stdout_closed`` (stdout
+closed while the process kept running), ``bad_handshake`` and ``malformed_reply``. After
+any of them the process is killed. stderr, the driver's log channel, is drained all the
+time and its last 64 KiB are kept for the report.
 """
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import json
-import os
-import selectors
 import shlex
 import subprocess
-import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import attrs
 
+from rescind.conformance.pipes import (
+    DeadlinePassed,
+    EndOfStream,
+    LineReader,
+    LineTooLong,
+    LineWriter,
+    StderrTail,
+)
+
 DRIVER_PROTOCOL = "rescind-driver/1"
 DEFAULT_TIMEOUT = 30.0
-_STDERR_LINES = 200
+DEFAULT_MAX_REPLY_BYTES = 32 * 1024 * 1024
+"""The longest stdout line the runner reads; the largest reply any check asks for is a few
+MiB (canonical bytes of a 1 MiB payload, hex-encoded)."""
+_EXIT_GRACE = 1.0
 
 
 class HarnessFailure(Exception):
@@ -106,8 +116,18 @@ class InProcessDriver(Driver):
 
     def _call(self, op: str, args: Mapping[str, Any]) -> Reply:
         self._next_id += 1
-        message = self._handle({"id": self._next_id, "op": op, "args": args})
-        return Reply.parse(message)
+        try:
+            message = self._handle({"id": self._next_id, "op": op, "args": args})
+        except Exception as error:
+            # The in-process counterpart of a driver process that died mid-request.
+            kind = type(error).__name__
+            raise HarnessFailure("crashed", f"adapter raised {kind} on {op}") from error
+        if not isinstance(message, Mapping):
+            raise HarnessFailure("non_json_output", f"adapter answered {op} with a non-object")
+        try:
+            return Reply.parse(message)
+        except ValueError as error:
+            raise HarnessFailure("malformed_reply", f"{op}: {error}") from None
 
     def request(self, op: str, args: Mapping[str, Any]) -> Reply:
         return self._call(op, args)
@@ -117,11 +137,16 @@ class SubprocessDriver(Driver):
     """An implementation's driver process, started from a shell-style command line."""
 
     def __init__(
-        self, command: str | Sequence[str], timeout: float = DEFAULT_TIMEOUT, cwd: str | None = None
+        self,
+        command: str | Sequence[str],
+        timeout: float = DEFAULT_TIMEOUT,
+        cwd: str | None = None,
+        *,
+        max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
     ) -> None:
         argv = shlex.split(command) if isinstance(command, str) else list(command)
         self.timeout = timeout
-        self.stderr_tail: collections.deque[str] = collections.deque(maxlen=_STDERR_LINES)
+        self.max_reply_bytes = max_reply_bytes
         try:
             self.process = subprocess.Popen(
                 argv,
@@ -134,17 +159,11 @@ class SubprocessDriver(Driver):
         except OSError as error:
             raise HarnessFailure("crashed", f"could not start driver: {error}") from None
         assert self.process.stdin and self.process.stdout and self.process.stderr
-        self._stdin = self.process.stdin
-        self._stdout_fd = self.process.stdout.fileno()
-        os.set_blocking(self._stdout_fd, False)
-        self._selector = selectors.DefaultSelector()
-        self._selector.register(self._stdout_fd, selectors.EVENT_READ)
-        self._buffer = b""
-        self._pending: collections.deque[bytes] = collections.deque()
+        self._writer = LineWriter(self.process.stdin.fileno())
+        self._reader = LineReader(self.process.stdout.fileno(), max_reply_bytes)
+        self._stderr = StderrTail(self.process.stderr.fileno())
         self._answered: set[int] = set()
         self._next_id = 0
-        self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)
-        self._stderr_thread.start()
         reply = self.request("hello", {"protocol": DRIVER_PROTOCOL})
         try:
             self.hello = _parse_hello(reply)
@@ -152,24 +171,28 @@ class SubprocessDriver(Driver):
             self.close()
             raise
 
-    def _drain_stderr(self) -> None:
-        assert self.process.stderr is not None
-        for raw in iter(self.process.stderr.readline, b""):
-            self.stderr_tail.append(raw.decode("utf-8", "replace").rstrip("\n"))
+    @property
+    def stderr_tail(self) -> list[str]:
+        """The last lines the driver wrote to stderr (its log channel), at most 64 KiB."""
+        return self._stderr.lines()
 
     def _fail(self, kind: str, message: str) -> HarnessFailure:
         self._kill()
-        return HarnessFailure(kind, message, list(self.stderr_tail))
+        return HarnessFailure(kind, message, self.stderr_tail)
 
     def request(self, op: str, args: Mapping[str, Any]) -> Reply:
         self._next_id += 1
         request_id = self._next_id
         line = json.dumps({"id": request_id, "op": op, "args": args}, separators=(",", ":"))
-        try:
-            self._stdin.write(line.encode("utf-8") + b"\n")
-        except (BrokenPipeError, OSError):
-            raise self._fail("crashed", f"driver closed its input before request {op}") from None
         deadline = time.monotonic() + self.timeout
+        try:
+            self._writer.write(line.encode("utf-8") + b"\n", deadline)
+        except DeadlinePassed:
+            raise self._fail(
+                "timeout", f"driver did not read request {op} within {self.timeout:g} s"
+            ) from None
+        except OSError:
+            raise self._fail("crashed", f"driver closed its input before request {op}") from None
         while True:
             message = self._read_message(deadline, op)
             reply_id = message.get("id")
@@ -188,37 +211,34 @@ class SubprocessDriver(Driver):
                 raise self._fail("malformed_reply", f"{op}: {error}") from None
 
     def _read_message(self, deadline: float, op: str) -> dict[str, Any]:
-        while not self._pending:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise self._fail("timeout", f"no reply to {op} within {self.timeout:g} s")
-            if not self._selector.select(remaining):
-                continue
-            try:
-                chunk = os.read(self._stdout_fd, 1 << 16)
-            except BlockingIOError:
-                continue
-            if not chunk:
-                code = self.process.poll()
-                if code is None:
-                    try:
-                        code = self.process.wait(timeout=1)
-                    except subprocess.TimeoutExpired:
-                        code = None
-                raise self._fail("crashed", f"driver exited (code {code}) while answering {op}")
-            self._buffer += chunk
-            *lines, self._buffer = self._buffer.split(b"\n")
-            self._pending.extend(line for line in lines if line.strip())
-        raw = self._pending.popleft()
+        try:
+            raw = self._reader.read_line(deadline)
+        except DeadlinePassed:
+            raise self._fail("timeout", f"no reply to {op} within {self.timeout:g} s") from None
+        except LineTooLong as error:
+            raise self._fail(
+                "reply_too_large",
+                f"a stdout line near {op} exceeds {error.maximum} bytes",
+            ) from None
+        except EndOfStream:
+            raise self._stdout_ended(op) from None
         try:
             message = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
+            # RecursionError: JSON nested deeper than the stdlib decoder can follow.
             raise self._fail(
                 "non_json_output", f"stdout line is not JSON ({len(raw)} bytes) near {op}"
             ) from None
         if not isinstance(message, dict):
             raise self._fail("non_json_output", f"stdout line is not a JSON object near {op}")
         return message
+
+    def _stdout_ended(self, op: str) -> HarnessFailure:
+        try:
+            code = self.process.wait(timeout=_EXIT_GRACE)
+        except subprocess.TimeoutExpired:
+            return self._fail("stdout_closed", f"driver closed stdout but kept running ({op})")
+        return self._fail("crashed", f"driver exited (code {code}) while answering {op}")
 
     def _kill(self) -> None:
         if self.process.poll() is None:
@@ -231,12 +251,14 @@ class SubprocessDriver(Driver):
             with contextlib.suppress(HarnessFailure):
                 self.request("bye", {})
             try:
-                self._stdin.close()
+                assert self.process.stdin is not None
+                self.process.stdin.close()
                 self.process.wait(timeout=5)
             except (OSError, subprocess.TimeoutExpired):
                 pass
         self._kill()
-        self._selector.close()
+        self._reader.close()
+        self._writer.close()
 
 
 def _parse_hello(reply: Reply) -> Hello:

@@ -1,0 +1,142 @@
+"""The runner survives drivers that abuse their pipes, and names what each one did.
+
+Every driver here is a real subprocess. Timeouts are generous: each case either finishes far
+inside them now, or (before the pipes were read linearly and in large chunks) ran into them.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from rescind.conformance.harness import HarnessFailure, SubprocessDriver
+
+PRELUDE = """
+import json, os, sys, time
+def reply(request, **body):
+    sys.stdout.write(json.dumps({"id": request["id"], **body}) + "\\n"); sys.stdout.flush()
+HELLO = {"protocol": "rescind-driver/1", "capabilities": ["canonical"]}
+for line in sys.stdin:
+    request = json.loads(line)
+    if request["op"] == "hello":
+        reply(request, ok=HELLO); continue
+    if request["op"] == "bye":
+        reply(request, ok={}); break
+"""
+
+PROBE = ("canonical.input", {"format": "json", "text": "{}"})
+
+
+def _start(tmp_path: Path, body: str, **options: float | int) -> SubprocessDriver:
+    script = tmp_path / "driver.py"
+    script.write_text(PRELUDE + body + "\n")
+    return SubprocessDriver([sys.executable, str(script)], **options)  # type: ignore[arg-type]
+
+
+def _failure_of(driver: SubprocessDriver) -> str:
+    with pytest.raises(HarnessFailure) as caught:
+        driver.request(*PROBE)
+    driver.close()
+    assert driver.process.poll() is not None  # never left running
+    return caught.value.kind
+
+
+def test_a_30_mb_reply_line_is_read_linearly(tmp_path: Path) -> None:
+    # Under the default limit. Quadratic reading took ~5 s for this line on the development
+    # machine (a timeout here); linear reading takes ~0.2 s.
+    body = "    reply(request, ok={'text': 'x' * 30_000_000})"
+    driver = _start(tmp_path, body, timeout=4.0)
+    reply = driver.request(*PROBE)
+    assert reply.ok is not None and len(reply.ok["text"]) == 30_000_000
+    driver.close()
+
+
+def test_a_reply_line_over_the_limit_is_reply_too_large(tmp_path: Path) -> None:
+    body = "    reply(request, ok={'text': 'x' * 5000})"
+    driver = _start(tmp_path, body, timeout=10.0, max_reply_bytes=4096)
+    assert _failure_of(driver) == "reply_too_large"
+
+
+def test_the_default_limit_refuses_a_50_mb_line(tmp_path: Path) -> None:
+    body = "    reply(request, ok={'text': 'x' * 50_000_000})"
+    assert _failure_of(_start(tmp_path, body, timeout=20.0)) == "reply_too_large"
+
+
+def test_a_line_that_never_ends_is_refused_once_past_the_limit(tmp_path: Path) -> None:
+    # The driver never writes the newline: the answer comes from the size, not the timeout.
+    body = "    sys.stdout.write('[' + ' ' * 300_000); sys.stdout.flush(); time.sleep(60)"
+    driver = _start(tmp_path, body, timeout=30.0, max_reply_bytes=100_000)
+    started = time.monotonic()
+    assert _failure_of(driver) == "reply_too_large"
+    assert time.monotonic() - started < 20.0
+
+
+def test_a_driver_flooding_stderr_is_drained(tmp_path: Path) -> None:
+    # 30 MB of log before the reply: at one byte per read that took ~12 s (a timeout here).
+    body = (
+        "    chunk = 'noise ' * 1000 + '\\n'\n"
+        "    for _ in range(5000): sys.stderr.write(chunk)\n"
+        "    sys.stderr.write('last words\\n'); sys.stderr.flush()\n"
+        "    reply(request, ok={})"
+    )
+    driver = _start(tmp_path, body, timeout=8.0)
+    assert driver.request(*PROBE).kind == "ok"
+    tail = driver.stderr_tail
+    assert tail[-1] == "last words"
+    assert sum(len(line) + 1 for line in tail) <= 64 * 1024
+    driver.close()
+
+
+def test_stderr_tail_is_kept_with_a_failure(tmp_path: Path) -> None:
+    body = "    sys.stderr.write('about to fail\\n'); sys.stderr.flush(); sys.exit(3)"
+    driver = _start(tmp_path, body, timeout=5.0)
+    with pytest.raises(HarnessFailure) as caught:
+        driver.request(*PROBE)
+    assert caught.value.kind == "crashed"
+    assert "about to fail" in caught.value.stderr_tail
+    driver.close()
+
+
+def test_closing_stdout_but_running_on_is_named(tmp_path: Path) -> None:
+    body = "    os.close(1); time.sleep(60)"
+    assert _failure_of(_start(tmp_path, body, timeout=10.0)) == "stdout_closed"
+
+
+def test_exiting_is_still_crashed_with_its_code(tmp_path: Path) -> None:
+    body = "    os.close(1); sys.exit(4)"
+    driver = _start(tmp_path, body, timeout=10.0)
+    with pytest.raises(HarnessFailure) as caught:
+        driver.request(*PROBE)
+    assert caught.value.kind == "crashed"
+    assert "code 4" in caught.value.message
+    driver.close()
+
+
+def test_a_reply_nested_too_deeply_is_non_json_output(tmp_path: Path) -> None:
+    body = "    sys.stdout.write('[' * 100_000 + ']' * 100_000 + '\\n'); sys.stdout.flush()"
+    assert _failure_of(_start(tmp_path, body, timeout=10.0)) == "non_json_output"
+
+
+def test_a_driver_that_stops_reading_stdin_times_out(tmp_path: Path) -> None:
+    # The driver answers one request, then never reads again: a 16 MB request fills the pipe.
+    body = "    reply(request, ok={}); time.sleep(60)"
+    driver = _start(tmp_path, body, timeout=3.0)
+    driver.request(*PROBE)
+    outcome: list[str] = []
+
+    def send() -> None:
+        try:
+            driver.request("canonical.input", {"format": "text", "text": "x" * 16_000_000})
+            outcome.append("ok")
+        except HarnessFailure as failure:
+            outcome.append(failure.kind)
+
+    sender = threading.Thread(target=send, daemon=True)
+    sender.start()
+    sender.join(30.0)
+    assert outcome == ["timeout"]
+    driver.close()
