@@ -1,9 +1,11 @@
-"""Saga properties proven by z3 over the reference's own tables (docs/spec/saga.md SG-70..).
+"""Saga properties proven by z3 over the lifecycle tables (docs/spec/saga.md SG-70..).
 
-Every check reads the data in ``rescind.tables.saga`` (or runs the reference on
-every small case from ``smallworld``) and asks z3 for a counterexample. Each check function
-takes what it checks as parameters, defaulting to the real tables and functions, so tests can
-hand it a broken variant and watch it fail with a numbered trace.
+Every check reads the data in ``rescind.tables.saga`` or the specification's order and batch
+rules, and asks z3 for a counterexample; none runs reference code. Whether the reference's
+planner, order and batches follow these rules is checked by the refinement checks of
+``rescind.conformance.saga_refinement`` (``rescind check``, ids ``refinement.saga.*``). Each
+check function takes what it checks as parameters, defaulting to the real tables and rules, so
+tests can hand it a broken variant and watch it fail with a numbered trace.
 
 Decision 6 (CaseHub's COMPLETED is terminal yet may move to COMPENSATING) is handled both ways
 the spec allows: ``saga.terminal-no-exit`` finds every edge leaving a terminal state and passes
@@ -28,12 +30,12 @@ from rescind.model.saga_planning import (
 from rescind.model.saga_support import (
     Lines,
     Table,
-    _any,
     _each_table,
     _enum,
     _label,
     _States,
-    _timed,
+    any_of,
+    run_timed,
 )
 from rescind.tables.saga import (
     ALL_TABLES,
@@ -82,7 +84,7 @@ def check_classified(
             f"{', '.join(found) or 'nothing'} neither terminal nor active"
         )
 
-    return _timed(body)
+    return run_timed(body)
 
 
 def check_terminal_no_exit(tables: Sequence[Table] = ALL_TABLES) -> CheckResult:
@@ -114,7 +116,7 @@ def check_terminal_no_exit(tables: Sequence[Table] = ALL_TABLES) -> CheckResult:
         lines = _each_table(tables, visit)
         return lines, "reported exceptions: " + ("; ".join(reported) or "none")
 
-    return _timed(body)
+    return run_timed(body)
 
 
 def check_final_no_exit(tables: Sequence[Table] = ALL_TABLES) -> CheckResult:
@@ -134,7 +136,7 @@ def check_final_no_exit(tables: Sequence[Table] = ALL_TABLES) -> CheckResult:
         detail = "final = terminal minus documented-exception sources; nothing leaves them"
         return _each_table(tables, visit), detail
 
-    return _timed(body)
+    return run_timed(body)
 
 
 def check_forbidden_edges(tables: Sequence[Table] = ALL_TABLES) -> CheckResult:
@@ -143,10 +145,10 @@ def check_forbidden_edges(tables: Sequence[Table] = ALL_TABLES) -> CheckResult:
         banned = [
             z3.And(x == states.const[a], y == states.const[b]) for a, b in states.table.forbidden
         ]
-        for a, b in states.solutions(z3.And(_any(banned, states.ctx), states.edge(x, y)), x, y):
+        for a, b in states.solutions(z3.And(any_of(banned, states.ctx), states.edge(x, y)), x, y):
             lines.append(f"{states.table.name}: forbidden edge {_label(a)} -> {_label(b)} exists")
 
-    return _timed(lambda: (_each_table(tables, visit), "COMPENSATING never suspends or cancels"))
+    return run_timed(lambda: (_each_table(tables, visit), "COMPENSATING never suspends or cancels"))
 
 
 def check_faulted_can_retry(
@@ -178,7 +180,7 @@ def check_faulted_can_retry(
         lines.append(f"COMPENSATED is unreachable from COMPENSATION_FAULTED (exits: {exits})")
         return lines, ""
 
-    return _timed(body)
+    return run_timed(body)
 
 
 def check_work_item_overlay(
@@ -210,7 +212,7 @@ def check_work_item_overlay(
             f"{stranded} leaves the original COMPENSATING for good"
         )
 
-    return _timed(body)
+    return run_timed(body)
 
 
 def check_reconciliation_monotone(
@@ -232,7 +234,7 @@ def check_reconciliation_monotone(
             for s, c in pairs
         ]
         steps = [
-            _any(
+            any_of(
                 [
                     z3.And(p == value[a.value], q == value[b.value])
                     for a, bs in later.items()
@@ -251,7 +253,7 @@ def check_reconciliation_monotone(
         good_raw = z3.And(effect == raw.const[EffectStatus.SUCCEEDED], ok)
         left.append(z3.And(records[0] == value["compensated"], z3.Not(good_raw)))
         solver = z3.Solver(ctx=ctx)
-        solver.add(_any(starts, ctx), *steps, _any(left, ctx))
+        solver.add(any_of(starts, ctx), *steps, any_of(left, ctx))
         if solver.check() != z3.sat:
             return [], f"every append-only history of up to {length} records"
         model = solver.model()
@@ -260,7 +262,7 @@ def check_reconciliation_monotone(
         ]
         return lines + [f"reconciled {model.eval(term)}" for term in records], ""
 
-    return _timed(body)
+    return run_timed(body)
 
 
 _CHECKS = (
@@ -310,20 +312,23 @@ _CHECKS = (
         "saga.plan-excludes-unsettled",
         "SG-77",
         check_plan_excludes_unsettled,
-        "a plan never includes a not_applied, compensated or uncertain effect, and re-plans a "
-        "task only when its earlier inverse certainly did not act",
+        "the decision rows make an effect eligible only when it is effectively applied and "
+        "always block an uncertain one, and block a re-plan whenever the earlier inverse may "
+        "have acted or was reversed",
     ),
     (
         "saga.order-reverse-compiled",
         "SG-78",
         check_order,
-        "the compensation order undoes every task before the tasks it needs",
+        "the compiled-order rule yields one order per DAG, and its reverse undoes every task "
+        "before the tasks it needs",
     ),
     (
         "saga.order-batches",
         "SG-79",
         check_batches,
-        "parallel batches respect every dependency and start each step as early as possible",
+        "the batch rule respects every dependency, starts each step as early as possible and "
+        "undoes a chain in strict reverse",
     ),
 )
 

@@ -1,4 +1,7 @@
-"""Shared pieces of the saga z3 checks (``saga`` and ``saga_planning``)."""
+"""Shared pieces of the saga z3 checks (``saga`` and ``saga_planning``).
+
+``run_timed``, ``any_of``, ``UNSETTLED`` and ``NOT_HAPPENED`` are public: the refinement
+checks in ``rescind.conformance.saga_refinement`` report through them too."""
 
 from __future__ import annotations
 
@@ -11,31 +14,25 @@ from typing import Any
 import z3
 
 from rescind.model.checks import CheckResult
-from rescind.reference.saga.lineage import Lineage
-from rescind.reference.saga.planner import CompensationPlan
-from rescind.tables.saga import (
-    EffectStatus,
-    StateTable,
-)
+from rescind.tables.saga import EffectStatus, StateTable
 
 Table = StateTable[Any]
 Lines = list[str]
 Graph = dict[str, tuple[str, ...]]
-Planner = Callable[[Lineage], CompensationPlan]
-Order = Callable[[Sequence[str], Graph], tuple[str, ...]]
-Batches = Callable[[Sequence[str], Graph], tuple[tuple[str, ...], ...]]
-Rule = Callable[[list[list[Any]], list[Any], int], list[Any]]
+"""Tasks in declaration order -> the tasks each one needs."""
 _SORTS = itertools.count()
-_UNSETTLED = (EffectStatus.STARTED, EffectStatus.UNCERTAIN)
-_NOT_HAPPENED = (
+UNSETTLED = (EffectStatus.STARTED, EffectStatus.UNCERTAIN)
+"""Raw statuses of an effect that may or may not have happened yet."""
+NOT_HAPPENED = (
     EffectStatus.REQUESTED,
     EffectStatus.WAITING_FOR_APPROVAL,
     EffectStatus.FAILED,
     EffectStatus.CANCELLED,
 )
+"""Raw statuses of an effect that certainly did not act."""
 
 
-def _timed(body: Callable[[], tuple[Lines, str]]) -> CheckResult:
+def run_timed(body: Callable[[], tuple[Lines, str]]) -> CheckResult:
     """Run a body returning (counterexample lines, detail); no lines means proven."""
     started = time.perf_counter()
     try:
@@ -49,7 +46,7 @@ def _timed(body: Callable[[], tuple[Lines, str]]) -> CheckResult:
     return CheckResult("proven", seconds, (), detail)
 
 
-def _any(terms: Sequence[Any], ctx: z3.Context) -> Any:
+def any_of(terms: Sequence[Any], ctx: z3.Context) -> Any:
     """A disjunction that is well-formed (and false) when ``terms`` is empty."""
     return z3.Or([*terms, z3.BoolVal(False, ctx)])
 
@@ -79,12 +76,12 @@ class _States:
         return z3.Const(name, self.sort)
 
     def member(self, term: Any, group: Any) -> Any:
-        return _any([term == self.const[state] for state in group], self.ctx)
+        return any_of([term == self.const[state] for state in group], self.ctx)
 
     def edge(self, source: Any, target: Any) -> Any:
         rows = [row for row in self.table.transitions if row.source != row.target]
         pairs = [(self.const[row.source], self.const[row.target]) for row in rows]
-        return _any([z3.And(source == a, target == b) for a, b in pairs], self.ctx)
+        return any_of([z3.And(source == a, target == b) for a, b in pairs], self.ctx)
 
     def solutions(self, formula: Any, *terms: Any) -> Iterator[tuple[Any, ...]]:
         """Every assignment of ``terms`` (states) satisfying ``formula``."""

@@ -1,5 +1,6 @@
-"""The z3 checks of rescind.model.saga: each proves on the real tables and fails, with a
-numbered counterexample, on a deliberately broken variant."""
+"""The z3 checks of rescind.model.saga: each proves on the real tables and rules and fails,
+with a numbered counterexample, on a deliberately broken table or rule. Broken planners,
+orders and batches of the reference go to the refinement checks (test_saga_refinement)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,8 @@ import re
 
 import attrs
 
-from rescind.model import saga
+from rescind.model import saga, saga_planning
 from rescind.model.checks import CheckResult
-from rescind.reference.saga.lineage import Lineage
-from rescind.reference.saga.order import reverse_compiled_order
-from rescind.reference.saga.planner import CompensationPlan, PlanEntry, plan_compensation
 from rescind.tables.saga import (
     ALL_TABLES,
     CASE_ACTIVE_EARLIER,
@@ -194,45 +192,44 @@ def test_prior_rows_that_ignore_an_uncertain_inverse() -> None:
     violated(saga.check_plan_excludes_unsettled(prior_rows=rows), "earlier inverse raw", "no block")
 
 
-def test_planner_that_includes_a_not_applied_effect() -> None:
-    def careless(lineage: Lineage) -> CompensationPlan:
-        plan = plan_compensation(lineage)[1]
-        everything = tuple(
-            PlanEntry(task.task_id, "undo", tuple(e.effect_id for e in task.effects))
-            for task in lineage.source.tasks
-        )
-        return attrs.evolve(plan, tasks=everything, blocked=())
-
-    violated(
-        saga.check_plan_excludes_unsettled(planner=careless), "the planner lists e in compensate--t"
-    )
-
-
-def test_planner_that_replans_after_an_uncertain_inverse() -> None:
-    def forgetful(lineage: Lineage) -> CompensationPlan:
-        return plan_compensation(Lineage(lineage.source, (), lineage.overlay))[1]
-
-    violated(saga.check_plan_excludes_unsettled(planner=forgetful), "compensates t again")
-
-
-def test_order_rule_and_reference_failures() -> None:
+def test_order_rule_failures() -> None:
     violated(saga.check_order(size=3, order_rule=lambda pos, n: list(pos)), "undoes a task first")
 
-    def forward(nodes: object, needs: object) -> tuple[str, ...]:
-        return tuple(reversed(reverse_compiled_order(nodes, needs)))  # type: ignore[arg-type]
 
-    violated(
-        saga.check_order(size=3, exhaustive=3, reference=forward), "reference compensation order"
-    )
-
-
-def test_batch_rule_and_reference_failures() -> None:
+def test_batch_rule_failures() -> None:
     def flat(needs: list[list[object]], level: list[object], n: int) -> list[object]:
         return [lvl == 0 for lvl in level]
 
     violated(saga.check_batches(size=3, rule=flat), "break the rule")
 
-    def one_batch(nodes: object, needs: object) -> tuple[tuple[str, ...], ...]:
-        return (tuple(nodes),)  # type: ignore[arg-type]
+    # A rule no batches satisfy would pass the other queries vacuously.
+    def impossible(needs: list[list[object]], level: list[object], n: int) -> list[object]:
+        return [*saga_planning.batch_levels(needs, level, n), level[0] == n]
 
-    violated(saga.check_batches(size=3, exhaustive=3, batches=one_batch), "reference batches")
+    violated(saga.check_batches(size=3, rule=impossible), "the rule admits no batches")
+
+
+# Answers below are worked out by hand from SG-19 (undo the compiled order backwards) and SG-47
+# (batch 0 holds what nothing depends on; else one past the latest dependent).
+CHAIN = {"t0": (), "t1": ("t0",), "t2": ("t1",)}
+FORK = {"t0": (), "t1": ("t0",), "t2": ("t0",)}
+
+
+def test_order_admits_exactly_the_reversed_compiled_order() -> None:
+    admits = saga_planning.order_admits(3)
+    assert admits(CHAIN, ("t2", "t1", "t0"))
+    assert admits(FORK, ("t2", "t1", "t0"))  # compiled t0, t1, t2: t1 is declared first
+    assert not admits(FORK, ("t1", "t2", "t0"))
+    assert not admits(CHAIN, ("t0", "t1", "t2"))
+    assert not admits(CHAIN, ("t2", "t1"))
+    assert not admits(CHAIN, ("t2", "t2", "t0"))
+
+
+def test_batches_admit_exactly_the_earliest_levels() -> None:
+    admits = saga_planning.batches_admit(3)
+    assert admits(CHAIN, (("t2",), ("t1",), ("t0",)))
+    assert admits(FORK, (("t1", "t2"), ("t0",)))
+    assert not admits(FORK, (("t1",), ("t2",), ("t0",)))  # t2 could start at once
+    assert not admits(FORK, (("t0", "t1", "t2"),))
+    assert not admits(CHAIN, (("t2",), ("t1",)))
+    assert not admits(CHAIN, (("t2",), ("t1",), ("t0", "t1")))
