@@ -81,7 +81,7 @@ def all_checks(
     return checks
 
 
-SOURCE_MODULES: tuple[str, ...] = ("source_explore",)
+SOURCE_MODULES: tuple[str, ...] = ("source_saga_refinement", "source_explore")
 """Every module that registers a check source, in run order."""
 
 

@@ -17,6 +17,10 @@ from rescind.conformance import operations
 from rescind.conformance.harness import DRIVER_PROTOCOL
 from rescind.reference.errors import RescindError
 
+REFERENCE_CAPABILITY = "rescind-reference"
+"""Not an operation family: declared only here, so checks that run the reference's own code
+in process (``source_saga_refinement``) apply to this driver and to no other implementation."""
+
 
 def handle(message: Mapping[str, Any]) -> dict[str, Any]:
     """One request object in, one reply object out (never raises for a bad request)."""
@@ -31,7 +35,7 @@ def handle(message: Mapping[str, Any]) -> dict[str, Any]:
             "ok": {
                 "protocol": DRIVER_PROTOCOL,
                 "implementation": {"name": "rescind-reference", "version": __version__},
-                "capabilities": operations.capabilities(),
+                "capabilities": [*operations.capabilities(), REFERENCE_CAPABILITY],
                 "profiles": ["splash-v5", "splash-v5-f64"],
             },
         }
