@@ -320,8 +320,8 @@ def check_order(size: int = 5, order_rule: OrderRule = reversed_rule) -> CheckRe
         if _decided(solver) == z3.sat:
             return [_graph_line(needs, solver.model(), size), "no compiled order at all"], ""
         return [], (
-            f"rule on every DAG of {size} tasks; the reference order is checked against it "
-            "by refinement.saga.order-reverse-compiled"
+            f"exactly one compiled order on every DAG of {size} tasks, undone backwards; the "
+            "reference order is checked against it by refinement.saga.order-reverse-compiled"
         )
 
     return run_timed(body)
@@ -384,8 +384,8 @@ def check_batches(size: int = 5, rule: BatchRule = batch_levels) -> CheckResult:
         if solver.check() == z3.sat:
             return [_graph_line(needs, solver.model(), size), "the rule admits no batches"], ""
         return [], (
-            f"rule on every DAG of {size} tasks; the reference batches are checked against it "
-            "by refinement.saga.order-batches"
+            f"batches exist on every DAG of {size} tasks and all of them are right; the "
+            "reference batches are checked against them by refinement.saga.order-batches"
         )
 
     return run_timed(body)
