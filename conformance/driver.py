@@ -46,11 +46,10 @@ def handle(message: Mapping[str, Any]) -> dict[str, Any]:
     try:
         return {"id": request_id, "ok": operations.run(op, args)}
     except RescindError as error:
+        if isinstance(error, operations.BadRequest):
+            cause = error.details.get("cause_kind", "")
+            print(f"rescind driver: bad request to {op} {cause}".rstrip(), file=sys.stderr)
         return {"id": request_id, "error": {"code": error.code, "definite": error.definite}}
-    except (KeyError, TypeError, ValueError) as error:
-        # A request the operation could not read; the reference must never crash on one.
-        print(f"rescind driver: bad request to {op}: {type(error).__name__}", file=sys.stderr)
-        return {"id": request_id, "error": {"code": "bad_request", "definite": True}}
 
 
 def serve(source: IO[str], sink: IO[str]) -> int:
@@ -59,7 +58,7 @@ def serve(source: IO[str], sink: IO[str]) -> int:
             continue
         try:
             message = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested past the decoder's depth
             message = None
         if not isinstance(message, dict):
             reply: dict[str, Any] = {"id": None, "error": {"code": "bad_request", "definite": True}}

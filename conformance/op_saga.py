@@ -25,7 +25,10 @@ GROUP_OPERATIONS: dict[str, Callable[[Any], dict[str, Any]]] = {
 def _bind(name: str, function: Callable[[Any], dict[str, Any]]) -> None:
     @operation(f"saga.{name}", capability="saga")
     def run(args: Mapping[str, Any]) -> dict[str, Any]:
-        return function(dict(args))
+        try:
+            return function(dict(args))
+        except documents.BindingSetRefused as refused:  # saga.order reads a binding set too
+            raise refused.error from None
 
 
 for _name, _function in GROUP_OPERATIONS.items():

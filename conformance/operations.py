@@ -74,20 +74,48 @@ def capability_of(name: str) -> str | None:
     return entry[0] if entry else None
 
 
+UNREADABLE_ARGS: tuple[type[Exception], ...] = (
+    LookupError,
+    TypeError,
+    ValueError,
+    AttributeError,
+    ArithmeticError,
+    RecursionError,
+)
+"""What an operation raises when its ``args`` are missing, mistyped or out of the shapes it
+reads (a missing key, a string where a list was expected, ``int()`` of a non-number, a
+nesting deeper than the interpreter follows). Each becomes ``bad_request``."""
+
+
 def run(name: str, args: Mapping[str, Any]) -> dict[str, Any]:
-    """Run one operation in process; raises ``RescindError`` exactly as the driver reports."""
+    """Run one operation in process; raises ``RescindError`` exactly as the driver reports,
+    so in-process adapters and the pytest plugin get ``bad_request`` for unreadable args."""
     _load()
     entry = _OPERATIONS.get(name)
     if entry is None:
         raise BadRequest(reason="unknown operation")
-    return entry[1](args)
+    if not isinstance(args, Mapping):
+        raise BadRequest(reason="args must be an object")
+    try:
+        return entry[1](args)
+    except RescindError:
+        raise
+    except UNREADABLE_ARGS as error:
+        raise BadRequest(reason="unreadable arguments", cause_kind=_kind(error)) from error
+
+
+def _kind(error: Exception) -> str:
+    return type(error).__name__.lower()
 
 
 def expected(name: str, args: Mapping[str, Any]) -> dict[str, Any]:
     """The vector form of the reference's answer: the result, or ``{"error": code}`` with
-    an informative ``reason`` when the error has one."""
+    an informative ``reason`` when the error has one. A vector never expects
+    ``bad_request``: that would be a generator bug, so it is raised instead."""
     try:
         return run(name, args)
+    except BadRequest:
+        raise
     except RescindError as error:
         failure: dict[str, Any] = {"error": error.code}
         reason = error.details.get("reason")
