@@ -60,6 +60,8 @@ TEXT_CASES = [
         "text",
         data_hex="61ff62",
     ),
+    Case("text.decomposed-kept", "CJ-26", "e\u0301", "no Unicode normalization", (), "text"),
+    Case("text.crlf-kept", "CJ-26", "one\r\ntwo\r\n", "line endings kept", (), "text"),
 ]
 
 # name in the probe output -> (id, rule, comment, flags)
@@ -148,6 +150,7 @@ ESCAPE_CASES = [
     Case("string.escaped-raw-equal", "CJ-15", '{"\\u0061":"\\u00e9"}', "escaped key and value"),
     Case("string.empty", "CJ-12", '[""]', "empty string"),
     Case("string.tab-in-key", "CJ-14", '{"a\\tb":1}', "control in a key"),
+    Case("string.decomposed-kept", "CJ-15", '["e\u0301"]', "no Unicode normalization"),
 ]
 
 ORDER_CASES = [
@@ -179,6 +182,12 @@ ORDER_CASES = [
         "later value of another type",
     ),
     Case("object.duplicate-in-array", "CJ-10", '[{"k":1,"k":2},{"k":3}]', "per object"),
+    Case(
+        "object.normalization-distinct-keys",
+        "CJ-13",
+        '{"\u00e9":1,"e\u0301":2}',
+        "two keys only Unicode normalization would merge",
+    ),
 ]
 
 WHITESPACE_CASES = [
