@@ -90,7 +90,8 @@ DEFAULT_SESSION_RECONCILIATIONS = 64
 PersistFailure = JournalPersistenceFailed | InvalidJournalRevision
 ADAPTER_RAISED = "adapter_raised"
 """The ``cause`` of an indeterminate outcome whose adapter raised something other than a
-``WorkerAdapterError`` during an effect call."""
+``WorkerAdapterError`` during an effect call, and the ``error`` of the ``adapter_failed``
+reported when it does so during reconciliation."""
 
 
 @attrs.frozen
@@ -390,6 +391,10 @@ class WorkerSession:
             reported = adapter.reconcile_operation(request)
         except WorkerAdapterError as error:
             raise AdapterFailed(tool=request.tool, error=error.kind) from error
+        except Exception as error:
+            # Reconciliation only asks; nothing was admitted or written, so unlike an effect
+            # call this stays the definite adapter failure.
+            raise AdapterFailed(tool=request.tool, error=ADAPTER_RAISED) from error
         snapshot = self._journal
         self._journal = snapshot.observe_reconciliation(authorized, reported).journal
         # Always written, even when nothing changed: the write proves this session's lease
