@@ -75,8 +75,15 @@ _UPSERT = (
 
 _T = TypeVar("_T")
 
+_SQLITE_FAILURES = (sqlite3.Error, UnicodeDecodeError)
+"""What a SQLite call raises on failure. A damaged file can make SQLite report an error whose
+message quotes the file's own non-UTF-8 bytes; the module then raises UnicodeDecodeError while
+building the exception, and the SQLite error itself is lost."""
 
-def _reason(exc: sqlite3.Error) -> str:
+
+def _reason(exc: sqlite3.Error | UnicodeDecodeError) -> str:
+    if isinstance(exc, UnicodeDecodeError):
+        return "undecodable_sqlite_error"
     name = getattr(exc, "sqlite_errorname", None)
     return name.lower() if isinstance(name, str) else type(exc).__name__.lower()
 
@@ -138,13 +145,13 @@ class SqliteBackend:
             self._connection = sqlite3.connect(
                 text, timeout=busy_timeout_ms / 1000, isolation_level=None
             )
-        except sqlite3.Error as exc:
+        except _SQLITE_FAILURES as exc:
             raise StoreUnavailable(operation="open", reason=_reason(exc)) from exc
         try:
             self._connection.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
             mode = self._connection.execute("PRAGMA journal_mode = WAL").fetchone()
             self._connection.execute(f"PRAGMA synchronous = {synchronous}")
-        except sqlite3.Error as exc:
+        except _SQLITE_FAILURES as exc:
             self._connection.close()
             raise StoreUnavailable(operation="open", reason=_reason(exc)) from exc
         if mode is None or str(mode[0]).lower() != "wal":
@@ -180,11 +187,11 @@ class SqliteBackend:
         connection = self._connection
         try:
             connection.execute("BEGIN IMMEDIATE")
-        except sqlite3.Error as exc:
+        except _SQLITE_FAILURES as exc:
             raise StoreUnavailable(operation=operation, reason=_reason(exc)) from exc
         try:
             result = body()
-        except sqlite3.Error as exc:
+        except _SQLITE_FAILURES as exc:
             self._rollback()
             raise StoreUnavailable(operation=operation, reason=_reason(exc)) from exc
         except BaseException:
@@ -192,7 +199,7 @@ class SqliteBackend:
             raise
         try:
             connection.execute("COMMIT")
-        except sqlite3.Error as exc:
+        except _SQLITE_FAILURES as exc:
             self._rollback()
             raise StoreOutcomeUnknown(operation=operation, reason=_reason(exc)) from exc
         return result
@@ -200,7 +207,7 @@ class SqliteBackend:
     def _rollback(self) -> None:
         if self._connection.in_transaction:
             # SQLite may already have rolled back by itself after some errors.
-            with contextlib.suppress(sqlite3.Error):
+            with contextlib.suppress(*_SQLITE_FAILURES):
                 self._connection.execute("ROLLBACK")
 
     def _read(self, namespace: str, name: str) -> KeyState:
@@ -214,7 +221,7 @@ class SqliteBackend:
         # One SELECT of one row is atomic: record, floor and fence come from the same commit.
         try:
             return self._read(namespace, name)
-        except sqlite3.Error as exc:
+        except _SQLITE_FAILURES as exc:
             raise StoreUnavailable(operation=operation, reason=_reason(exc)) from exc
 
     # --- Store ----------------------------------------------------------------------------------
