@@ -151,6 +151,7 @@ ESCAPE_CASES = [
     Case("string.empty", "CJ-12", '[""]', "empty string"),
     Case("string.tab-in-key", "CJ-14", '{"a\\tb":1}', "control in a key"),
     Case("string.decomposed-kept", "CJ-15", '["e\u0301"]', "no Unicode normalization"),
+    Case("string.html-raw", "CJ-15", '["<a>&amp;"]', "written raw; HTML-safe encoders escape"),
 ]
 
 ORDER_CASES = [
