@@ -2,10 +2,11 @@
 
 The reference executes these tables and ``rescind.model.saga`` reads the very same objects to
 prove its properties, so a rule is stated once. Each transition carries the evidence it rests on
-(``code``, ``test``, ``doc`` from the facts digest, ``assumed`` where Rescind had to fill a gap;
+(``code``, ``test`` or ``doc``: the kind of upstream source; docs/spec/saga.md lists them and
+what they leave unconfirmed; ``assumed`` where Rescind had to fill a gap;
 ``assumed`` rows only ever touch forward flow, never a compensation state).
 
-Two words are kept apart on purpose (spec decision 6):
+Two words are kept apart on purpose (a Rescind decision, docs/spec/saga.md):
 
 * ``terminal`` is the upstream system's own predicate ("done, as far as forward consumers care");
 * ``final`` is Rescind's: no outgoing transition at all.

@@ -1,8 +1,8 @@
 """Host crash and recovery scenarios (docs/spec/recovery.md): one per row of the host
-policy table (host facts §8, rules RC-1 .. RC-15) and the fenced ledger recovery of host edge
-case 48 (RC-16). Each runs ``HostLedgerDriver`` over an authenticated store, against a real
-worker session where a worker answers, and lists the outcome its author expects from the
-spec for every step.
+policy table (upstream docs/worker-compensation.md, rules RC-1 .. RC-15) and the fenced ledger
+recovery of RC-16 (host edge case 48 in the vector id, docs/spec/edge-cases.md). Each runs
+``HostLedgerDriver`` over an authenticated store, against a real worker session where a worker
+answers, and lists the outcome its author expects from the spec for every step.
 """
 
 from __future__ import annotations
@@ -523,7 +523,7 @@ ROWS = [
     ),
     Case(
         "recovery.edge-48.fenced-ledger-recovery", "RC-16",
-        "host edge case 48: a mismatching result leaves storage at revision 1; the superseded fence-1 writer is refused with no event; the fence-2 writer commits revision 2; a third writer persisting a repeated running reaches storage revision 3 while the ledger stays at revision 2",
+        "RC-16: a mismatching result leaves storage at revision 1; the superseded fence-1 writer is refused with no event; the fence-2 writer commits revision 2; a third writer persisting a repeated running reaches storage revision 3 while the ledger stays at revision 2",
         [
             start(), record(),
             h("driver_recover", driver="h2", steps=PLAN, engine="e2", plan="p2", ledger="l2"),

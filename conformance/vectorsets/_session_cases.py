@@ -1,9 +1,9 @@
 """Worker session scenarios (docs/spec/session.md): upstream's probe runs 1-7, worker edge
-cases 42-54, and crash/restart runs. Each step carries the outcome its author expects from the
-spec ("ok" or an error code); ``session_scenarios`` refuses to export a case whose reference
+cases 42-54 (docs/spec/edge-cases.md), and crash/restart runs. Each step carries the outcome
+its author expects from the spec ("ok" or an error code); ``session_scenarios`` refuses to export a case whose reference
 outcome disagrees. The probe's own values are checked line by line by tests/sessions.
 
-Probe setup (worker facts 5.2 and out_other.txt): session ``worker-1``, journal scope
+Probe setup (as tests/upstream/out_other.txt shows it): session ``worker-1``, journal scope
 ``tenant``, tool ``text.echo`` with the probe grant (3 calls, 16 output bytes, 1
 compensation), key ``op-1`` with input ``release``, compensation ``cmp-op-1`` with ``undo``.
 """

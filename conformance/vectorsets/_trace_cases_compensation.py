@@ -1,5 +1,5 @@
-"""Ledger traces for compensation: intents, verifiers, approvals, frames (host-ledger-facts
-§9 items 17-36 and 50) and the crash/recovery table (§8)."""
+"""Ledger traces for compensation: intents, verifiers, approvals, frames (docs/spec/ledger.md
+HL-3 to HL-28) and the crash/recovery table (docs/spec/recovery.md RC rules)."""
 
 from __future__ import annotations
 
@@ -281,7 +281,7 @@ CASES: list[Case] = [
         *_calls(),
         revision(),
     ])),
-    # -- crash and recovery (§8) ---------------------------------------------------------
+    # -- crash and recovery (RC rules) ---------------------------------------------------
     ("ledger.recovery.original-not-succeeded", "HL-28", (), "Recovery row 1: with the original pending, running, failed or cancelled, deriving, recording and approving a compensation are refused; reconciliation works in every state.", _trace([
         record_op("p"),
         record_op("r", nonce="n-running"),

@@ -1,5 +1,5 @@
-"""Ledger traces for recording, validation, dispatch and reconciliation (host-ledger-facts
-§9 items 1-16, 37-42, 48, 49)."""
+"""Ledger traces for recording, validation, dispatch and reconciliation (docs/spec/ledger.md
+HL-2 to HL-27; the upstream tests behind them are in its Evidence list)."""
 
 from __future__ import annotations
 

@@ -18,7 +18,8 @@ CMP_KEY = "cmp-release-42-add-undo"
 ADD_INPUT = '{"left":20,"right":22}'
 UNDO_INPUT = '{"undo":"release"}'
 
-# Upstream's test compensation grant and its fingerprint (worker facts 5.2).
+# Upstream's test compensation grant (`compensation_grant` in the splash-protocol tests) and
+# its fingerprint (upstream probe output, out_ap.txt rows `grant json` and `fp`).
 GRANT_MATH = grant_text()
 GRANT_MATH_FP = "a312a58bbb8e2dc99c371b7d80b2fe7ddb877fc94dca018f2782f982223ab6f2"
 GRANT_MATH_NO_COMP = grant_text(comp=0)

@@ -28,7 +28,7 @@ NOTES = (
     ),
     Flag(
         "RescindChoice",
-        "a detail the facts leave open (cycle length beyond two, how a cycle is named)",
+        "a detail upstream does not settle (cycle length beyond two, how a cycle is named)",
         "another implementation may report the same problem in another form",
     ),
 )

@@ -34,7 +34,7 @@ TOPIC = "saga-lifecycles"
 NOTES = (
     Flag(
         "AssumedTransition",
-        "a forward-flow row the facts do not give; Rescind assumed it",
+        "a forward-flow row not confirmed in upstream source; Rescind assumed it",
         "an implementation with another forward table may accept or refuse this pair",
     ),
     Flag(
@@ -54,7 +54,7 @@ NOTES = (
     ),
     Flag(
         "Inferred",
-        "the facts derive this outcome from the code paths rather than from a test",
+        "this outcome is derived from upstream's code paths rather than asserted by a test",
         "an implementation may legitimately differ until upstream confirms it",
     ),
 )
@@ -592,7 +592,7 @@ def build() -> VectorFile:
         header=(
             "Saga lifecycles (docs/spec/saga.md SG-1, SG-5, SG-6, SG-23, SG-40..SG-48, "
             "SG-60..SG-64).",
-            "terminal is the upstream predicate; final means no outgoing transition (decision 6).",
+            "terminal is the upstream predicate; final means no outgoing transition (saga.md).",
             "CaseHub COMPLETED is terminal but not final: COMPLETED -> COMPENSATING is the named",
             "exception casehub-post-terminal-compensation.",
         ),

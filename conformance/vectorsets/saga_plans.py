@@ -33,12 +33,12 @@ NOTES = (
     ),
     Flag(
         "Inferred",
-        "the facts derive this outcome from the rules rather than from an upstream test",
+        "this outcome is derived from the rules rather than asserted by an upstream test",
         "an implementation that follows the upstream code literally may differ here",
     ),
     Flag(
         "RescindChoice",
-        "a detail the facts leave open (template grammar, approval per retry, id layout)",
+        "a detail upstream does not settle (template grammar, approval per retry, id layout)",
         "another implementation may choose differently; only the rule's intent is normative",
     ),
     Flag(

@@ -101,7 +101,8 @@ def trace(test_id: str, rule: str, comment: str, steps: list[Any], *flags: str) 
 
 def _write_traces() -> list[VectorTest]:
     return [
-        trace("trace.create-replace-conflict", "ST-19", "host-ledger-facts 9 item 43",
+        trace("trace.create-replace-conflict", "ST-19",
+              "upstream test writes_authenticated_records_with_compare_and_swap",
               [create(), replace(0, b"stale payload"), replace(1, b"second payload"), LOAD,
                INSPECT]),
         trace("trace.create-on-existing", "ST-19", "create over revision 1",
@@ -113,7 +114,8 @@ def _write_traces() -> list[VectorTest]:
         trace("trace.revision-exhausted", "ST-20", "replace at 2^64-1",
               [_op("plant", revision=MAX, **_p(b"payload")), LOAD, replace(MAX, b"next"),
                INSPECT]),
-        trace("trace.key-rotation", "ST-21", "host-ledger-facts 9 item 46",
+        trace("trace.key-rotation", "ST-21",
+              "upstream test rotation_reads_old_records_and_rewrites_with_the_active_key",
               [create(b"payload"), ROTATE_V2, LOAD, replace(1, b"payload"), LOAD,
                _op("retire", key_id=V1), LOAD]),
         trace("trace.retire-too-early", "ST-17", "old key retired before the rewrite",
@@ -130,11 +132,13 @@ def _write_traces() -> list[VectorTest]:
 
 def _damage_traces() -> list[VectorTest]:
     return [
-        trace("trace.rollback-restore", "ST-7", "host-ledger-facts 9 item 45: old bytes back",
+        trace("trace.rollback-restore", "ST-7",
+              "old bytes back: upstream test rejects_a_record_rolled_back_below_its_trusted_floor",
               [create(), save("old"), replace(1, b"second payload"), _op("restore", label="old"),
                LOAD, replace(2, b"third payload"), replace(1, b"third payload"), INSPECT],
               "Rollback"),
-        trace("trace.floor-forced-zero", "ST-7", "host-ledger-facts 9 item 45: floor 0",
+        trace("trace.floor-forced-zero", "ST-7",
+              "floor 0: upstream test enforces_payload_and_revision_floor_bounds",
               [create(), _op("set_floor", floor=0), LOAD, replace(1, b"second payload"),
                INSPECT]),
         trace("trace.record-deleted", "ST-7", "record gone, floor kept",
@@ -143,7 +147,8 @@ def _damage_traces() -> list[VectorTest]:
         trace("trace.revision-mismatch", "ST-11", "revision-1 bytes at backend revision 2",
               [create(), save("r1"), replace(1, b"second payload"),
                _op("set_record", from_label="r1", revision=2), LOAD]),
-        trace("trace.transplant", "ST-16", "host-ledger-facts 9 item 45: copied record",
+        trace("trace.transplant", "ST-16",
+              "copied record: upstream test rejects_tampering_and_record_transplants",
               [create(), create(b"second payload", **OTHER),
                _op("copy_record", from_name="release-43"), LOAD, replace(1, b"third payload"),
                INSPECT], "Transplant"),
@@ -157,7 +162,8 @@ def _damage_traces() -> list[VectorTest]:
 
 def _fence_traces() -> list[VectorTest]:
     return [
-        trace("trace.fencing-superseded-after-conflict", "ST-28", "host-ledger-facts 7.5",
+        trace("trace.fencing-superseded-after-conflict", "ST-28",
+              "upstream test fenced_compare_and_swap_rejects_a_superseded_writer_after_a_conflict",
               [fenced(None, FIRST, 5), fenced(0, b"stale snapshot", 6), FENCE,
                unfenced(1, b"unfenced writer"), fenced(1, b"old writer", 5),
                fenced(1, b"current writer", 6), LOAD], "StaleWriter"),
@@ -169,7 +175,8 @@ def _fence_traces() -> list[VectorTest]:
               [_op("establish_fence", token=3), FENCE, _op("establish_fence", token=3),
                _op("establish_fence", token=2), _op("establish_fence", token=0), FENCE, LOAD,
                INSPECT], "StaleWriter"),
-        trace("trace.two-recovering-writers", "ST-28", "host-ledger-facts 8 and 9 item 48",
+        trace("trace.two-recovering-writers", "ST-28",
+              "RC-14; upstream test a_new_recovery_fence_rejects_the_superseded_writer",
               [RESERVE, fenced(None, b"ledger 1", 1), RESERVE, fenced(1, b"stale writer", 1),
                fenced(1, b"ledger 2", 2), RESERVE, fenced(2, b"ledger 3", 3), INSPECT],
               "StaleWriter"),
