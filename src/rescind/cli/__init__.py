@@ -13,6 +13,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Callable, Sequence
+from typing import NoReturn
 
 from rescind import __version__
 from rescind.conformance.harness import HarnessFailure
@@ -27,8 +28,16 @@ class UsageError(Exception):
     """Bad command-line input; reported as one line, exit code 2."""
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse reports a bad argument as its usage text plus the error; here it is one line
+    like every other bad input (``--help`` still prints the usage)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: error: {message}")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="rescind",
         description="Model, reference and conformance suite for worker protocol v5 operations.",
     )
@@ -42,7 +51,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except UsageError as error:
+        print(error, file=sys.stderr)  # already names the (sub)command, as argparse does
+        return 2
     handler: Handler | None = getattr(args, "handler", None)
     if handler is None:
         parser.print_help(sys.stderr)

@@ -9,8 +9,17 @@ from typing import Any
 
 from rescind.cli import UsageError
 from rescind.conformance.driver import handle
-from rescind.conformance.explore import replay
+from rescind.conformance.explore import REPLAY_FORMAT, replay
 from rescind.conformance.harness import DEFAULT_TIMEOUT, Driver, InProcessDriver, SubprocessDriver
+from rescind.reference.errors import RescindError
+
+
+class InvalidReplayFile(RescindError):
+    """The file is not a replay document (``docs/driver-protocol.md``): not JSON, nested too
+    deeply to read, or missing one of its members."""
+
+    code = "invalid_replay_file"
+    upstream = ""
 
 
 def register(subparsers: Any) -> None:
@@ -26,18 +35,37 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def read_replay(path: Path) -> dict[str, Any]:
+    """The replay document in ``path``, checked member by member."""
     try:
-        document = json.loads(args.file.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        raise UsageError(f"cannot read replay file {args.file}: {error}") from None
+        data = path.read_bytes()
+    except OSError as error:
+        raise UsageError(f"cannot read replay file {path}: {error.strerror}") from None
+    try:
+        document = json.loads(data)
+    except ValueError:
+        raise InvalidReplayFile(reason="not json") from None
+    except RecursionError:
+        raise InvalidReplayFile(reason="nested too deeply") from None
+    if not isinstance(document, dict):
+        raise InvalidReplayFile(reason="not a json object")
+    if document.get("format") != REPLAY_FORMAT:
+        raise InvalidReplayFile(reason="not a rescind replay format")
+    for member, kind in (("op", str), ("args", dict), ("expected", dict)):
+        if not isinstance(document.get(member), kind):
+            raise InvalidReplayFile(reason="missing or mistyped member", field=member)
+    if not isinstance(document["args"].get("steps", []), list):
+        raise InvalidReplayFile(reason="missing or mistyped member", field="args.steps")
+    return document
+
+
+def run(args: argparse.Namespace) -> int:
+    document = read_replay(args.file)
     driver: Driver = (
         SubprocessDriver(args.impl, timeout=args.timeout) if args.impl else InProcessDriver(handle)
     )
     try:
         problem = replay(document, driver)
-    except ValueError as error:
-        raise UsageError(str(error)) from None
     finally:
         driver.close()
     steps = len(document["args"].get("steps", []))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from rich.table import Table
 
 from rescind.cli import UsageError
 from rescind.reference.saga.bindings import BindingReport, compensation_order, validate_bindings
+from rescind.reference.saga.errors import SagaInvalidInput
 from rescind.reference.saga.execution import plan_exit_status
 from rescind.reference.saga.loading import read_definition, read_lineage
 from rescind.reference.saga.planner import CompensationPlan, plan_compensation
@@ -49,6 +51,25 @@ def _reject_constant(name: str) -> Any:
     raise UsageError(f"{name} is not JSON")
 
 
+def _number_out_of_range() -> SagaInvalidInput:
+    # As serde_json answers a number past f64's range ("number out of range"). Deciding it by
+    # value, before int(), keeps Python's integer-string digit limit from ever answering.
+    return SagaInvalidInput(field="file", reason="number out of range")
+
+
+def _integer(text: str) -> int:
+    if math.isinf(float(text)):
+        raise _number_out_of_range()
+    return int(text)
+
+
+def _decimal(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise _number_out_of_range()
+    return value
+
+
 def load_json(path: Path) -> Any:
     """The parsed file, or a one-line UsageError (never a traceback)."""
     try:
@@ -57,7 +78,11 @@ def load_json(path: Path) -> Any:
         raise UsageError(f"{path}: not UTF-8 text") from None
     try:
         return json.loads(
-            text, object_pairs_hook=_reject_duplicates, parse_constant=_reject_constant
+            text,
+            object_pairs_hook=_reject_duplicates,
+            parse_constant=_reject_constant,
+            parse_int=_integer,
+            parse_float=_decimal,
         )
     except json.JSONDecodeError as error:
         raise UsageError(f"{path}: invalid JSON at line {error.lineno}: {error.msg}") from None
