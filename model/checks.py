@@ -3,7 +3,10 @@
 A proof module in ``rescind.model`` exposes ``checks() -> Sequence[Check]`` and is listed in
 ``PROOF_MODULES``; ``rescind prove`` imports each, runs the checks and reports one row each.
 A check never raises for a failed property: it returns ``violated`` with a readable numbered
-counterexample trace, or ``unknown`` when z3 gives up.
+counterexample trace, or ``unknown`` when z3 gives up. ``finding`` is a property that does not
+hold upstream, where that is a documented upstream hazard reproduced by its named lasso
+(docs/findings.md): not a failure of the suite, but a check that fails loudly (``violated``,
+"expected finding not reproduced") once the lasso disappears.
 """
 
 from __future__ import annotations
@@ -14,7 +17,9 @@ from typing import Literal
 
 import attrs
 
-Status = Literal["proven", "violated", "unknown"]
+Status = Literal["proven", "violated", "unknown", "finding"]
+PASSING: frozenset[str] = frozenset({"proven", "finding"})
+"""Statuses that do not fail ``rescind prove`` (a finding passes, with its note)."""
 
 
 @attrs.frozen
@@ -22,8 +27,11 @@ class CheckResult:
     status: Status
     seconds: float
     counterexample: tuple[str, ...] = ()
-    """Numbered trace lines ("1. record_operation key=k0 ..."), empty unless violated."""
+    """Numbered trace lines ("1. record_operation key=k0 ..."): a violation's trace, or a
+    finding's lasso."""
     detail: str = ""
+    finding: str = ""
+    """The named lasso of a ``finding`` (or of a ``violated`` progress property)."""
 
 
 @attrs.frozen
@@ -35,7 +43,7 @@ class Check:
     group: str = "protocol"
 
 
-PROOF_MODULES: tuple[str, ...] = ("protocol", "saga")
+PROOF_MODULES: tuple[str, ...] = ("protocol", "saga", "progress")
 """Every module of ``rescind.model`` that provides checks, in report order."""
 
 
