@@ -1,8 +1,9 @@
 """``rescind prove``: run every model check (or the named ones) and report each result.
 
 Checks come from ``rescind.model.checks.discover_checks`` (every ``rescind.model`` module with
-a ``checks()`` function), so protocol and saga checks show up side by side. Exit code 0 when
-every check selected is proven, 1 when any is violated or unknown, 2 for an unknown name.
+a ``checks()`` function), so protocol, saga and progress checks show up side by side. Exit code
+0 when every check selected is proven or a documented finding (an upstream hazard reproduced
+by its named lasso), 1 when any is violated or unknown, 2 for an unknown name.
 """
 
 from __future__ import annotations
@@ -18,15 +19,16 @@ from rich.console import Console, JustifyMethod
 from rich.table import Table
 
 from rescind.cli import UsageError
-from rescind.model.checks import Check, CheckResult, discover_checks
+from rescind.model.checks import PASSING, Check, CheckResult, discover_checks
 
-_STYLE = {"proven": "green", "violated": "bold red", "unknown": "yellow"}
+_STYLE = {"proven": "green", "finding": "magenta", "violated": "bold red", "unknown": "yellow"}
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "prove",
-        help="prove the model's invariants with z3 (pass/fail table, counterexample traces)",
+        help="prove the model's invariants and progress properties with z3 (table, "
+        "counterexample traces, findings with their lassos)",
     )
     parser.add_argument(
         "--invariant",
@@ -74,7 +76,7 @@ def _prove(args: argparse.Namespace) -> int:
         print(json.dumps(as_json(results, total), indent=2))
     else:
         _print_report(results, total)
-    return 0 if all(result.status == "proven" for _, result in results) else 1
+    return 0 if all(result.status in PASSING for _, result in results) else 1
 
 
 def as_json(results: Sequence[tuple[Check, CheckResult]], total: float) -> dict[str, Any]:
@@ -89,6 +91,7 @@ def as_json(results: Sequence[tuple[Check, CheckResult]], total: float) -> dict[
                 "seconds": round(result.seconds, 4),
                 "counterexample": list(result.counterexample),
                 "detail": result.detail,
+                "finding": result.finding,
             }
             for check, result in results
         ],
@@ -123,7 +126,10 @@ def _print_report(results: Sequence[tuple[Check, CheckResult]], total: float) ->
     for check, result in results:
         if result.status == "proven":
             continue
-        console.print(f"\n[bold]{check.name}[/] ({check.rule}): {check.statement}", markup=True)
+        label = f" [magenta]finding {result.finding}[/]" if result.status == "finding" else ""
+        console.print(
+            f"\n[bold]{check.name}[/] ({check.rule}){label}: {check.statement}", markup=True
+        )
         if result.detail:
             console.print(f"  {result.detail}", markup=False)
         for line in result.counterexample:
