@@ -33,8 +33,8 @@ NOTES = (
     Flag(
         "KnownAnswer",
         "Wrong digest recipe",
-        "A known-answer value published in the fact digests; a mismatch means a wrong domain "
-        "tag, length prefix or layout.",
+        "A known-answer value from upstream probe output or docs/spec (HK-12); a mismatch means "
+        "a wrong domain tag, length prefix or layout.",
     ),
     Flag(
         "NumberModeDiffers",

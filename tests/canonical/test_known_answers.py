@@ -1,4 +1,6 @@
-"""Known-answer values published in the fact digests (transcribed, not computed here)."""
+"""Known-answer values (transcribed, not computed here): worker fingerprints and frame tags as
+upstream probe output shows them (tests/upstream/), host values as docs/spec/host-keys.md HK-12
+lists them."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Frame tags, frames and the bootstrap against upstream's probe output and the spec's
-known-answer values (worker facts 5.4, 5.5; host-ledger facts 2.8)."""
+"""Frame tags, frames and the bootstrap against upstream's probe output (tests/upstream/) and
+the known-answer values of docs/spec/frames.md (FR-2, FR-3, FR-13)."""
 
 from __future__ import annotations
 
@@ -30,7 +30,8 @@ from tests.worker.support import dispatch
 KEY_07 = bytes([0x07]) * 32
 KEY_0D = bytes([0x0D]) * 32
 CLOSE = CloseSession(session_id="session-1")
-# worker-protocol-facts 5.4 and host-ledger-facts 2.8.
+# Upstream probe output: out_ap.txt rows `manual tag`, `manual worker tag`; out_other.txt row
+# `host seq1 close tag`.
 HOST_CLOSE_TAG = "c22ef937e66a578371dc94dba959c06b8d44b4acda5dcef8d94c47be88abb4d8"
 WORKER_CLOSE_TAG = "c319a83b1d2d7f9dfe258c532cc8bf4012b4edd1b7aa72010255e13f33c5351b"
 HOST_DISPATCH_TAG = "05bcb9cec2d0f7a7e01f67f727aa2d0d1d492c33e7716ae1c6f21d2d497d6363"

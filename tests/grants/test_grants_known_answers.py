@@ -1,7 +1,8 @@
 """Grant encodings and fingerprints against values observed from compiled upstream code.
 
-Two sources, both independent of the reference: the hex transcribed from
-worker-protocol-facts §5.2, and the raw probe lines in tests/upstream/out_ap.txt.
+Two sources, both independent of the reference: the hex transcribed from upstream probe
+output (out_ap.txt rows `grant json` and `fp`), and the raw probe lines read from
+tests/upstream/out_ap.txt.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ MULTI = (
     )
 )
 
-# (grant, fingerprint) transcribed from worker-protocol-facts §5.2.
+# (grant, fingerprint) transcribed from upstream probe output (out_ap.txt `grant json`, `fp`).
 SPEC_FINGERPRINTS = [
     (UPSTREAM_TEST_GRANT, "a312a58bbb8e2dc99c371b7d80b2fe7ddb877fc94dca018f2782f982223ab6f2"),
     (
@@ -79,7 +80,8 @@ SPEC_ENCODINGS = [
     ),
 ]
 
-# Probe label -> the grant the probe built (described in worker-protocol-facts §5.2).
+# Probe label -> the grant the probe built (upstream's test grants `compensation_grant` and
+# `json_grant` in splash-protocol, and the probe's own).
 PROBE_GRANTS = {
     "grant json": UPSTREAM_TEST_GRANT,
     "grant(no comp) json": UPSTREAM_TEST_GRANT.with_compensation_limit(0),

@@ -1,4 +1,4 @@
-"""Session manifest validation and manifest attenuation (fact digest §6.5, §6.6, probe)."""
+"""Session manifest validation and manifest attenuation (GR-23..GR-29, upstream probe output)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Validation, decoding and attenuation rules, with expected outcomes from the probe output
-(tests/upstream/out_ap.txt) and the fact digest §6."""
+(tests/upstream/out_ap.txt) and docs/spec/grants.md (GR-5..GR-22)."""
 
 from __future__ import annotations
 

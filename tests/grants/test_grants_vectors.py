@@ -1,5 +1,5 @@
 """The generated `grants` vectors: well-formed, tied to the rule document, and carrying the
-upstream known answers (transcribed here from worker-protocol-facts §5.2 and the probe)."""
+upstream known answers (transcribed here from upstream probe output, out_ap.txt)."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ KNOWN_ENCODINGS = {
     "grant.fp.duplicate-selectors-and-unknown-member": '{"tool":"a","format":"text","max_calls":1,"max_input_bytes":1,"max_output_bytes":1,"max_compensations":0,"resources":[{"kind":"file_root","id":"a"},{"kind":"secret","id":"b"}]}',
 }
 
-# Outcomes read off the fact digest (§2, §6) and the probe, per vector id.
+# Outcomes read off docs/spec/grants.md and the probe output, per vector id.
 EXPECTED_ERRORS = {
     "grant.validate.sixty-five-selectors": "too_many_resources",
     "grant.validate.max-calls-zero": "invalid_grant",

@@ -1,4 +1,4 @@
-"""host-ledger-facts §2.8: every known-answer value, transcribed from the table, checked
+"""HK-12: every known-answer value, transcribed from docs/spec/host-keys.md, checked
 against the reference and against the generated vectors."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """A Hypothesis state machine over the host engine: records, compensation intents,
 observations of both, approvals and prepares with random drift in between.
 
-The model is written from the spec (host-ledger-facts §1.3, §1.4, §3.5), not from the
+The model is written from the spec (docs/spec/ledger.md HL-10, HL-4, HL-22, HL-23), not from the
 reference: its own transition table, its own revision count, its own notion of which
 approval is still usable. After every step it checks that the revision moved exactly on
 state-changing calls, that each operation has at most one compensation, that terminal
@@ -41,7 +41,7 @@ KEYS = ("op-a", "op-b", "op-c", "op-d", "cmp-bad", "Op-Bad")
 UNKNOWN = ("op-z", "cmp-bad", "Op-Bad")
 STATES = ("running", "succeeded", "failed", "cancelled")
 TERMINAL = {"succeeded", "failed", "cancelled"}
-# §1.3, written out: the accepted (current, observed) pairs.
+# HL-10, written out: the accepted (current, observed) pairs.
 ACCEPTED = (
     {("pending", observed) for observed in STATES}
     | {("running", observed) for observed in STATES}

@@ -1,4 +1,4 @@
-"""Scenarios of host-ledger-facts §3, §9 that need the Python objects themselves (approval
+"""Scenarios of docs/spec/ledger.md (HL-16..HL-25) that need the Python objects themselves (approval
 locality, printed forms, ownership, counters, check order), beyond the trace vectors."""
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ def _world(compensated: bool = True) -> World:
 
 
 def test_recorded_ledger_has_four_members_and_no_raw_text() -> None:
-    # §9 item 1.
+    # HL-1 (upstream test operation_ledger_persists_metadata_without_raw_input_or_source).
     engine = WorkflowEngine(IdCounter())
     plan = engine.plan([("publish", "let release = true")])
     ledger = engine.operation_ledger(plan)
@@ -130,7 +130,7 @@ def test_prepare_consumes_the_approval_even_when_sealing_fails() -> None:
 
 
 def test_action_context_prints_only_the_input_length() -> None:
-    # §9 item 18 and §3.2: the printed action never contains the payload.
+    # HL-19 (upstream `WorkflowCompensationAction`'s Debug): the printed action never contains the payload.
     world = _world()
     world.engine.approve_compensation(world.plan, world.ledger, world.target, UNDO, world.host)
     seen = repr(world.verifier.actions[-1])
@@ -184,7 +184,7 @@ def test_role_is_checked_before_anything_else() -> None:
 
 
 def test_grant_check_order() -> None:
-    # §3.2: policy syntax first, then the policy against the grant, then the verifier.
+    # HL-17: policy syntax first, then the policy against the grant, then the verifier.
     world = _world(compensated=False)
     approve = world.engine.approve_compensation
     bad_tool = attrs.evolve(world.target, policy=attrs.evolve(world.target.policy, tool="Bad"))

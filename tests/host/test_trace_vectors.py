@@ -1,5 +1,5 @@
 """Replay every ledger-traces vector, and check each trace's refusals against the outcomes
-host-ledger-facts §8/§9 state for that scenario (transcribed here, not computed)."""
+docs/spec/ledger.md and recovery.md state for that scenario (transcribed here, not computed)."""
 
 from __future__ import annotations
 
@@ -189,15 +189,18 @@ def test_trace_refusals_are_the_specified_ones(test_id: str) -> None:
 
 
 def test_revisions_follow_the_spec() -> None:
-    # §9 item 13: running -> 2, succeeded -> 3, succeeded again stays 3, failed refused.
+    # HL-4, HL-10 (upstream test operation_ledger_reconciles_bound_observations_without_retaining_output):
+    # running -> 2, succeeded -> 3, succeeded again stays 3, failed refused.
     assert _results("ledger.trace.reconcile-transitions", "revision") == [2, 2, 3, 3, 3]
-    # §9 item 30: running +1, running no bump, succeeded +1, succeeded no bump.
+    # HL-4, HL-10 for a compensation: running +1, running no bump, succeeded +1, succeeded no bump.
     assert _results("ledger.trace.compensation-transitions", "revision") == [4, 4, 5, 5, 5]
-    # §9 items 6 and 11: untouched by the wrong kind and by the replay.
+    # HL-20 (upstream test authenticated_dispatch_result_rejects_a_wrong_message_before_ledger_mutation):
+    # untouched by the wrong kind and by the replay.
     assert _results("ledger.trace.dispatch-result-wrong-kind", "revision") == [1, 2, 2]
-    # §9 item 14: tampered frames leave revision 1; the genuine frame gives 2.
+    # HL-20 (upstream test authenticated_operation_ledger_reconciliation_rejects_tampering): tampered
+    # frames leave revision 1; the genuine frame gives 2.
     assert _results("ledger.trace.reconcile-frame-attacks", "revision") == [1, 2]
-    # §9 items 7, 9, 37 and 38.
+    # HL-26, HK-8, HL-4 (revision exhausted), HL-6 (64 operations).
     assert _results("ledger.trace.external-prepare-idempotent", "revision") == [1, 2]
     assert _results("ledger.trace.external-prepare-bad-nonce", "revision") == [0]
     assert _results("ledger.trace.revision-exhausted", "revision") == [2**64 - 1]
@@ -205,21 +208,23 @@ def test_revisions_follow_the_spec() -> None:
 
 
 def test_action_verifier_call_counts() -> None:
-    # §9 item 17: 1 after record, 2 after approve, still 2 after the drifted prepare, 4 at end.
+    # HL-22, HL-23 (upstream test compensation_is_host_approved_bound_and_applied_once): 1 after
+    # record, 2 after approve, still 2 after the drifted prepare, 4 at end.
     calls = _results("ledger.trace.compensation-happy-path", "verifier_calls")
     assert [entry["action_calls"] for entry in calls[1::2]] == [1, 2, 4]
-    # §9 item 18: every call saw the same context and the exact compensation input bytes.
+    # HL-19: every call saw the same context and the exact compensation input bytes.
     undo = b"json" + (18).to_bytes(8, "big") + b'{"undo":"release"}'
     for action in calls[-1]["actions"]:
         assert action["step_id"] == "publish"
         assert action["tool"] == action["grant_tool"] == "release.publish"
         assert action["tenant_scope"] == "tenant-release"
         assert action["compensation_input_hex"] == undo.hex()
-    # §9 item 22: one call at the refused record, four in all.
+    # HL-18 (upstream test compensation_action_policy_blocks_recording_and_rechecks_before_frame_seal):
+    # one call at the refused record, four in all.
     assert [
         e["action_calls"] for e in _results("ledger.trace.action-verifier-denies", "verifier_calls")
     ] == [1, 4]
-    # §9 item 50: the plain-key verified record calls both verifiers once.
+    # HL-18: the plain-key verified record calls both verifiers once.
     counts = _results("ledger.trace.plain-verified-record-calls-verifier", "verifier_calls")
     assert [counts[0]["grant_calls"], counts[1]["action_calls"]] == [1, 1]
     assert [counts[2]["grant_calls"], counts[3]["action_calls"]] == [1, 1]

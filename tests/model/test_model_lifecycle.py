@@ -37,7 +37,7 @@ def test_each_pair_has_the_verdict_the_table_gives(
 
 
 def test_upstream_table_facts_hold_in_the_model() -> None:
-    # wpf §8.4 / hlf §1.3, written out independently of the table: a terminal state only
+    # WJ-6 / HL-10, written out independently of the table: a terminal state only
     # accepts its own kind, and pending/running accept every terminal observation.
     logic = LifecycleLogic()
     terminal = [Phase.SUCCEEDED, Phase.FAILED, Phase.CANCELLED]

@@ -101,7 +101,7 @@ def test_host_harness_rejects_a_restart_that_loses_a_change() -> None:
 def test_a_recovery_story_is_explained_step_by_step() -> None:
     """One fixed path through the rarer corners (a lost acknowledgement, recovery, an
     approval from an older engine, a narrower grant, a frame of a dead session), each step
-    explained by the one model action host-ledger-facts §3.5 and §8 lead us to expect."""
+    explained by the one model action HL-22, HL-23 and the RC rules lead us to expect."""
     machine = HostRefinementMachine()
     machine.an_original_succeeds("succeeded")
     machine.store_fault("lost_ack")

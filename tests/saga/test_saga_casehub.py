@@ -21,7 +21,7 @@ from rescind.tables.saga import CASE_ACTIVE_EARLIER, CASE_TABLE, CaseStatus
 C = CaseStatus
 P = PlanItemStatus
 
-# The digest's table (B2), copied by hand: (terminal, active now, active in the earlier variant).
+# The status table behind SG-40 (docs/spec/saga.md), copied by hand: (terminal, active now, active in the earlier variant).
 CLASSIFICATION = {
     C.STARTING: (False, True, True),
     C.RUNNING: (False, True, True),

@@ -1,5 +1,5 @@
-"""SG-10..SG-21: agentctl planning, one test per digest scenario (expected values from the
-facts, written by hand)."""
+"""SG-10..SG-21: agentctl planning, one test per saga scenario (docs/spec/edge-cases.md;
+expected values from the rules and upstream's code paths, written by hand)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""The saga vector topics: well-formed, documented rules, known answers from the facts, and
-coverage of every digest scenario (AG-S1..AG-S21, CH-S1..CH-S18)."""
+"""The saga vector topics: well-formed, documented rules, known answers written by hand from
+the SG rules, and coverage of every saga scenario (AG-S1..AG-S21, CH-S1..CH-S18 in
+docs/spec/edge-cases.md)."""
 
 from __future__ import annotations
 
@@ -216,7 +217,7 @@ def test_known_answers_casehub() -> None:
     }
 
 
-# Where each digest scenario is checked: vector ids, or "module::test" names in this folder.
+# Where each saga scenario (docs/spec/edge-cases.md) is checked: vector ids, or "module::test" names in this folder.
 COVERAGE: dict[str, list[str]] = {
     "AG-S1": [
         "plan.ag-s1.reverse-order",

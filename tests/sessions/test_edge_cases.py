@@ -1,4 +1,4 @@
-"""Worker edge cases 42-54 (worker-protocol-facts §13) and the crash scenarios, checked against
+"""Worker edge cases 42-54 (docs/spec/edge-cases.md) and the crash scenarios, checked against
 what the spec states: outcomes, adapter counts, writes, revisions, poisoning, journals."""
 
 from __future__ import annotations

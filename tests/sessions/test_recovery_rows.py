@@ -1,5 +1,6 @@
-"""Each row of the host crash and recovery policy table (host-ledger-facts §8) and host edge
-case 48 as an executable scenario; the expected codes and numbers are the table's."""
+"""Each row of the host crash and recovery policy table (docs/spec/recovery.md RC-1..RC-15) and
+RC-16 (host edge case 48) as an executable scenario; the expected codes and numbers come from
+those rules."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The authenticated store over both backends: host-ledger-facts 7.4, 7.5, 8 and 9 (43-46, 48)."""
+"""The authenticated store over both backends: ST-7..ST-29 and the storage side of RC-13, RC-14."""
 
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ def test_conflict_details(store) -> None:
 
 
 def test_fenced_five_steps(store) -> None:
-    # host-ledger-facts 7.5, the upstream test after a conflict.
+    # Upstream test fenced_compare_and_swap_rejects_a_superseded_writer_after_a_conflict.
     assert store.compare_and_swap_fenced(LEDGER, None, b"first payload", 5).revision == 1
     assert shape(refused(lambda: store.compare_and_swap_fenced(LEDGER, 0, b"stale", 6))) == (
         "write_conflict",

@@ -1,4 +1,4 @@
-"""The backend contract (host-ledger-facts 7.4 and 7.5), run on the memory and SQLite backends."""
+"""The backend contract (ST-23..ST-29), run on the memory and SQLite backends."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Keyring rules (host-ledger-facts 7.2) and storage key hygiene."""
+"""Keyring rules (ST-17) and storage key hygiene."""
 
 from __future__ import annotations
 

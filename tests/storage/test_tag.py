@@ -20,7 +20,7 @@ JOURNAL_PAYLOAD = b'{"format_version":2,"scope":"tenant-release","records":[]}'
 
 
 def transcribed_tag(key, namespace, name, key_id, revision, payload):
-    """The recipe of host-ledger-facts 7.2 written out again, field by field."""
+    """The recipe of ST-5 (upstream `authenticated_record_tag`) written out again, field by field."""
 
     def lp(data: bytes) -> bytes:
         return struct.pack(">Q", len(data)) + data
@@ -38,7 +38,7 @@ def transcribed_tag(key, namespace, name, key_id, revision, payload):
 
 
 def test_worker_journal_known_answer() -> None:
-    # worker-protocol-facts 5.6, observed by running upstream.
+    # Upstream probe output, out_other.txt rows `envelope` and `manual storage tag`.
     tag = storage_record_tag(
         bytes([0x1D]) * 32, "worker-journal", "tenant-release", "storage-v1", 1, JOURNAL_PAYLOAD
     )
@@ -49,7 +49,7 @@ def test_worker_journal_known_answer() -> None:
 
 
 def test_workflow_ledger_known_answer() -> None:
-    # host-ledger-facts 2.8.
+    # Computed from the ST-5 recipe independently of the reference (upstream publishes none).
     tag = storage_record_tag(
         bytes([0x07]) * 32, "workflow-ledger", "release-42", "storage-v1", 1, b"first payload"
     )

@@ -76,9 +76,10 @@ def test_binding_cases_all_differ() -> None:
 
 
 def test_spec_sequences() -> None:
-    # host-ledger-facts 9 item 43.
+    # Upstream test writes_authenticated_records_with_compare_and_swap.
     assert codes("trace.create-replace-conflict")[:3] == ["ok", "write_conflict", "ok"]
-    # host-ledger-facts 7.5, the five steps (plus the fence read after step 2 and a load).
+    # Upstream test fenced_compare_and_swap_rejects_a_superseded_writer_after_a_conflict, its
+    # five steps (plus the fence read after step 2 and a load).
     assert codes("trace.fencing-superseded-after-conflict") == [
         "ok", "write_conflict", "ok", "fencing_required", "fencing_token_rejected", "ok", "ok",
     ]  # fmt: skip
@@ -86,13 +87,15 @@ def test_spec_sequences() -> None:
     assert steps[2]["ok"] == {"token": 6}
     assert steps[4]["details"] == {"current": 6, "supplied": 5}
     assert steps[5]["ok"]["revision"] == 2
-    # host-ledger-facts 9 item 44.
+    # Upstream tests reserves_distinct_monotonic_fences_without_read_then_increment and
+    # rejects_zero_fencing_tokens.
     assert [s.get("ok", s.get("error")) for s in
             TESTS["trace.reserve-monotonic"].expected["steps"][:3]] == [
         {"token": 1}, {"token": 2}, {"token": 2}]  # fmt: skip
     assert codes("trace.reserve-monotonic")[4] == "fencing_token_exhausted"
     assert codes("trace.zero-token")[0] == "invalid_fencing_token"
-    # host-ledger-facts 9 item 45.
+    # Upstream tests rejects_a_record_rolled_back_below_its_trusted_floor,
+    # enforces_payload_and_revision_floor_bounds, rejects_tampering_and_record_transplants.
     rollback = TESTS["trace.rollback-restore"].expected["steps"][4]
     assert rollback == {
         "error": "rollback_detected",
@@ -101,11 +104,11 @@ def test_spec_sequences() -> None:
     assert codes("trace.floor-forced-zero")[2] == "revision_floor_mismatch"
     assert codes("trace.transplant")[3] == "storage_invalid_authentication_tag"
     assert codes("trace.tampered-payload")[2] == "storage_invalid_authentication_tag"
-    # host-ledger-facts 9 item 46.
+    # Upstream test rotation_reads_old_records_and_rewrites_with_the_active_key.
     rotation = TESTS["trace.key-rotation"].expected["steps"]
     assert rotation[3]["ok"] == {"revision": 2, "key_id": "storage-v2"}
     assert rotation[5]["ok"]["key_ids"] == ["storage-v2"]
-    # host-ledger-facts 9 item 48 (storage side).
+    # RC-14 (storage side); upstream test a_new_recovery_fence_rejects_the_superseded_writer.
     writers = TESTS["trace.two-recovering-writers"].expected["steps"]
     assert writers[3]["details"] == {"current": 2, "supplied": 1}
 

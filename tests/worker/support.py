@@ -23,7 +23,8 @@ MATH_GRANT = CapabilityGrant(
     1,
     frozenset({Resource(ResourceKind.NETWORK_ORIGIN, "math-api")}),
 )
-# worker-protocol-facts 5.2 (upstream test compensation grant).
+# Upstream test compensation grant (`compensation_grant` in splash-protocol); fingerprint from
+# upstream probe output, out_ap.txt rows `grant json` and `fp`.
 MATH_GRANT_FP = "a312a58bbb8e2dc99c371b7d80b2fe7ddb877fc94dca018f2782f982223ab6f2"
 ECHO_GRANT = CapabilityGrant("text.echo", PayloadFormat.TEXT, 3, 16384, 16, 1)
 ECHO_GRANT_FP = "d593a0897245261a0b67a45bdcda6d1ca8dedcb0d67a6c434500b11547226ae9"

@@ -106,7 +106,8 @@ def test_provenance_and_capacity() -> None:
 
 
 def test_text_compensation_input_fingerprint_known_answer() -> None:
-    # worker facts 5.1: text "undo" has this worker input fingerprint.
+    # CJ-27 (upstream `worker_operation_input_fingerprint`): text "undo" has this worker input
+    # fingerprint, as upstream probe output shows in out_other.txt block `== 3`.
     assert worker_input_fingerprint(ToolPayload.text("undo")) == (
         "1db7eae338696ec319df898f5b569dcd661cd73512096746c135aeebd5a9f2b9"
     )

@@ -82,7 +82,7 @@ def test_frame_traces_replay() -> None:
             assert run_frame_trace(test["input"]) == test["expected"], test["id"]
 
 
-# worker-protocol-facts section 13: edge case -> vectors that cover it.
+# Worker edge case (docs/spec/edge-cases.md) -> vectors that cover it.
 EDGE_CASES = {
     12: ["journal.edge-12.scalar-success-root", "codec.probe.state-succeeded-scalar"],
     13: ["journal.edge-13.success-depth"],
