@@ -20,6 +20,10 @@ from rescind.reference.payload_format import PayloadFormat
 from rescind.reference.protocol_errors import Serialization
 
 _INTEGER = re.compile(r"-?[0-9]+\Z")
+# No field is wider than u64, whose maximum has 20 digits. Longer integers are out of range
+# by their length alone; deciding that before ``int()`` keeps the answer independent of
+# Python's integer-string conversion limit (4,300 digits by default).
+_MAX_FIELD_DIGITS = 20
 
 
 class Struct:
@@ -66,12 +70,14 @@ def as_uint(node: Node, bits: int) -> int:
 
     Typed integer fields are read by serde's integer path in both number modes, so ``2.0``,
     ``1e2`` and ``-0`` (a float there) are type errors and ``-1`` or ``256`` (for u8) are
-    out-of-range values."""
+    out-of-range values, however many digits they have."""
     if not isinstance(node, JsonNumber):
         raise Serialization(reason="invalid_type", expected=f"u{bits}")
     written = node.lexeme or node.text
     if not _INTEGER.match(written) or written == "-0":
         raise Serialization(reason="invalid_type", expected=f"u{bits}")
+    if len(written.lstrip("-").lstrip("0")) > _MAX_FIELD_DIGITS:
+        raise Serialization(reason="invalid_value", expected=f"u{bits}")
     value = int(written)
     if not 0 <= value < 2**bits:
         raise Serialization(reason="invalid_value", expected=f"u{bits}")

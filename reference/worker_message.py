@@ -61,7 +61,8 @@ class OpaqueBody:
     def protocol_version(self) -> int:
         value = self._member("protocol_version")
         text = canonical_json_text(value)
-        if not text.isdigit() or int(text) > 2**16 - 1:
+        # The length test comes first: int() refuses texts past Python's digit limit.
+        if not text.isdigit() or len(text) > 5 or int(text) > 2**16 - 1:
             raise Serialization(reason="invalid_type", expected="u16")
         return int(text)
 

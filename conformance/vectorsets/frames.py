@@ -132,6 +132,10 @@ MESSAGE_ROWS: list[Row] = [
     ("message.status-extra-and-tag-last", "WM-8", "valid", LENIENT, "extra keys in a status are ignored and the tag may come last", {"line": _msg("operation_result", "result", operation_result('{"x":1,"payload":{"value":{"b":1,"a":2},"format":"json"},"state":"succeeded"}'))}),
     ("message.cancel-opaque", "WM-9", "valid", ("OpaqueBody",), "cancel is carried with its members in arrival order", {"line": '{"type":"cancel","request":{"protocol_version":5,"session_id":"session-1","request_id":"r1","cancellation_id":"x1"}}'}),
     ("message.invoke-opaque-bad-version", "WM-9", "invalid", ("OpaqueBody",), "an opaque body still needs version 5", {"line": '{"type":"invoke","invocation":{"protocol_version":3,"session_id":"session-1","request_id":"r1","tool":"t","payload":{"format":"text","value":"x"}}}'}),
+    ("message.close-session-version-5000-digits", "WM-10", "invalid", ("LongInteger",), "a 5,000-digit protocol_version does not fit a u16: a decode error, as for 65536", {"line": {"prefix": '{"type":"close_session","protocol_version":', "repeat": "5", "count": 5000, "suffix": ',"session_id":"s"}'}}),
+    ("message.close-session-version-5000-digits-f64", "WM-10", "invalid", ("LongInteger", "F64Profile"), "the same line in splash-v5-f64, whose parser refuses the number as out of f64's range", {"line": {"prefix": '{"type":"close_session","protocol_version":', "repeat": "5", "count": 5000, "suffix": ',"session_id":"s"}'}, "profile": "splash-v5-f64"}),
+    ("message.reconcile-version-5000-digits", "WM-5", "invalid", ("LongInteger",), "a request header's protocol_version of 5,000 digits is a decode error", {"line": {"prefix": '{"type":"reconcile_operation","request":{"protocol_version":', "repeat": "5", "count": 5000, "suffix": ',"session_id":"s","request_id":"r","tool":"t","operation_key":"k"}}'}}),
+    ("message.invoke-opaque-version-5000-digits", "WM-9", "invalid", ("OpaqueBody", "LongInteger"), "an opaque body's protocol_version of 5,000 digits is a decode error too", {"line": {"prefix": '{"type":"invoke","invocation":{"protocol_version":', "repeat": "5", "count": 5000, "suffix": ',"session_id":"session-1","request_id":"r1","tool":"t","payload":{"format":"text","value":"x"}}}'}}),
     ("message.line-over-1-mib", "WM-11", "invalid", ("SizeBound",), "a line over 1 MiB is refused before parsing", {"line": {"prefix": CLOSE, "repeat": " ", "count": 1048577 - len(CLOSE), "suffix": ""}}),
     ("message.line-exactly-1-mib", "WM-11", "valid", ("SizeBound",), "a 1 MiB line (trailing spaces) is accepted", {"line": {"prefix": CLOSE, "repeat": " ", "count": 1048576 - len(CLOSE), "suffix": ""}}),
     ("message.numbers.ap", "WM-2", "valid", ("NumberMode",), "payload numbers re-encode per profile (splash-v5)", {"line": _msg("dispatch_operation", "request", dispatch('{"a":1.50,"b":1E2}'))}),
@@ -246,6 +250,7 @@ TRACE_ROWS: list[TraceRow] = [
     ("trace.independent-counters", "FR-5", (), "each direction counts from 1", _trace(PAIR, _st("seal", "host", message=CLOSE), _st("seal", "worker", message=CLOSE), _st("open", "host", frame=_sealed(1, CLOSE, sender="worker")), _st("counters", "host"), _st("counters", "worker")), ("ok", "ok", "ok", "ok", "ok")),
     ("trace.seal-sequence-exhausted", "FR-6", ("SequenceEdge",), "the last u64 is never used for a frame", _trace({"host": _party("host", next_outgoing=U64_MAX - 1)}, _st("seal", "host", message=CLOSE), _st("seal", "host", message=CLOSE)), ("ok", "sequence_exhausted")),
     ("trace.open-sequence-exhausted", "FR-7", ("SequenceEdge",), "a correctly tagged frame at the last u64 is refused after the tag check", _trace({"worker": _party("worker", next_incoming=U64_MAX)}, _st("open", "worker", frame=_sealed(U64_MAX, CLOSE))), ("sequence_exhausted",)),
+    ("trace.sequence-5000-digits", "FR-7", ("LongInteger", "CounterOnFailure"), "a frame whose sequence has 5,000 digits is a decode error and moves no counter", _trace(PAIR, _st("open", "worker", frame={"prefix": '{"sequence":', "repeat": "1", "count": 5000, "suffix": ',"message":' + CLOSE + ',"auth_tag":"' + "0" * 64 + '"}'}), _st("counters", "worker")), ("serialization", "ok")),
     ("trace.frame-over-1-mib", "FR-12", ("SizeBound",), "a frame line over 1 MiB is refused before parsing", _trace(PAIR, _st("open", "worker", frame={"prefix": F1, "repeat": " ", "count": 1048577 - len(F1), "suffix": ""})), ("wire_frame_too_large",)),
     ("trace.seal-auth-payload-over-1-mib", "FR-12", ("SizeBound",), "a message whose authentication text exceeds 1 MiB cannot be sealed", _trace({"host": _party("host")}, _st("seal", "host", message=BIG_DISPATCH), _st("counters", "host")), ("wire_frame_too_large", "ok")),
 ]
@@ -389,6 +394,11 @@ NOTES = [
         "SequenceEdge",
         "the u64 maximum used as a sequence",
         "counters wrap or saturate and frames repeat",
+    ),
+    Flag(
+        "LongInteger",
+        "an integer field parsed into an unbounded integer, or by a parser with a digit limit, before its range check",
+        "a number thousands of digits long raises the parser's own error, or costs quadratic time, instead of the out-of-range decode error",
     ),
 ]
 

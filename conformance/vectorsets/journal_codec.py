@@ -103,6 +103,8 @@ ROWS: list[Row] = [
     ("codec.probe.format-version-2-point-0", "WJ-4", "invalid", (*PROBE, *STRICT), "edge case 30: a u8 field must be written as an integer", _t(journal(version="2.0"))),
     ("codec.probe.format-version-256", "WJ-4", "invalid", (*PROBE, *STRICT), "edge case 30: 256 does not fit u8", _t(journal(version="256"))),
     ("codec.format-version-negative", "WJ-4", "invalid", STRICT, "-1 does not fit u8", _t(journal(version="-1"))),
+    ("codec.format-version-5000-digits", "WJ-4", "invalid", (*STRICT, "LongInteger"), "a 5,000-digit format_version is out of u8's range, like 256", _t({"prefix": '{"format_version":', "repeat": "1", "count": 5000, "suffix": ',"scope":"tenant-release","records":[]}'})),
+    ("codec.format-version-5000-digits-f64", "WJ-4", "invalid", (*STRICT, "LongInteger", "F64Profile"), "the same journal in splash-v5-f64, whose parser refuses the number as out of f64's range", _t({"prefix": '{"format_version":', "repeat": "1", "count": 5000, "suffix": ',"scope":"tenant-release","records":[]}'}, profile="splash-v5-f64")),
     ("codec.format-version-missing", "WJ-4", "invalid", STRICT, "format_version is required", _t('{"scope":"tenant-release","records":[]}')),
     ("codec.probe.unknown-top-level-field", "WJ-4", "invalid", (*PROBE, *STRICT), "edge case 30: unknown fields are denied", _t('{"x":1,"format_version":2,"scope":"tenant-release","records":[]}')),
     ("codec.probe.unknown-record-field", "WJ-4", "invalid", (*PROBE, *STRICT), "edge case 30", _t(journal(rec(extra=',"x":1')))),
@@ -203,6 +205,11 @@ NOTES = [
         "F64Profile",
         "informative splash-v5-f64 profile",
         "only implementations of that profile must match; splash-v5 implementations skip it",
+    ),
+    Flag(
+        "LongInteger",
+        "an integer field parsed into an unbounded integer, or by a parser with a digit limit, before its range check",
+        "a number thousands of digits long raises the parser's own error, or costs quadratic time, instead of the out-of-range decode error",
     ),
 ]
 

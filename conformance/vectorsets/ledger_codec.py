@@ -133,6 +133,9 @@ ENCODING_ROWS: list[Row] = [
     ("ledger.codec.missing-compensation-state", "HL-2", "invalid", (), "A required compensation member is missing.", _t(ledger([operation(state="succeeded", comp={k: v for k, v in compensation().items() if k != "state"})]))),
     ("ledger.codec.negative-revision", "HL-2", "invalid", (), "The revision is unsigned.", _t(ledger(revision=-1))),
     ("ledger.codec.revision-overflow", "HL-2", "invalid", (), "2^64 does not fit the u64 revision.", _t(ledger(revision=MAX_REVISION + 1))),
+    ("ledger.codec.revision-5000-digits", "HL-2", "invalid", ("LongInteger",), "A 5,000-digit revision does not fit the u64 either: the same encoding error as 2^64.", _t(BASE.replace('"revision":1,', '"revision":' + "1" * 5000 + ","))),
+    ("ledger.codec.revision-negative-5000-digits", "HL-2", "invalid", ("LongInteger",), "Nor does a negative one of 5,000 digits.", _t(BASE.replace('"revision":1,', '"revision":-' + "1" * 5000 + ","))),
+    ("ledger.codec.version-5000-digits", "HL-2", "invalid", ("LongInteger", "CheckOrder"), "A 5,000-digit format_version does not fit a u8: an encoding error, as for 256.", _t(BASE.replace('"format_version":2,', '"format_version":' + "2" * 5000 + ","))),
     ("ledger.codec.revision-fraction", "HL-2", "invalid", (), "`1.0` is not an integer.", _t(BASE.replace('"revision":1,', '"revision":1.0,'))),
     ("ledger.codec.revision-string", "HL-2", "invalid", (), "The revision is a number, not a string.", _t(ledger(revision="1"))),
     ("ledger.codec.version-overflow", "HL-2", "invalid", ("CheckOrder",), "format_version 256 does not fit a u8: an encoding error, not an unsupported version.", _t(ledger(version=256))),
@@ -189,6 +192,7 @@ NOTES = (
     Flag("DuplicateField", "last-wins handling of a repeated member", "two readers of one ledger disagree about its revision or state"),
     Flag("CmpPrefix", "not separating the op- and cmp- key spaces", "an operation key can collide with a compensation key in the worker journal"),
     Flag("CheckOrder", "checks run in another order", "a different error code than upstream for the same input"),
+    Flag("LongInteger", "an integer field parsed into an unbounded integer, or by a parser with a digit limit, before its range check", "a number thousands of digits long raises the parser's own error, or costs quadratic time, instead of the out-of-range decode error"),
 )
 # fmt: on
 
