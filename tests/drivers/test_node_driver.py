@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 from blake3 import blake3
 
+from rescind.conformance.diagnose import diagnose
+from rescind.conformance.harness import SubprocessDriver
 from rescind.conformance.vectorchecks import load_vector_files
 
 NODE = shutil.which("node")
@@ -96,3 +98,75 @@ def test_blake3_matches_the_reference_implementation(length: int) -> None:
         check=True,
     )
     assert completed.stdout.strip() == blake3(message).hexdigest()
+
+
+def test_the_node_driver_reads_every_hazard_as_upstream() -> None:
+    driver = SubprocessDriver(f"{NODE} {DRIVER_DIR / 'driver.mjs'}")
+    try:
+        diagnosis = diagnose(driver)
+    finally:
+        driver.close()
+    assert diagnosis.implementation == "rescind-node-driver"
+    assert all(line.matches_upstream for line in diagnosis.lines)
+
+
+# A canonicalizer the way a JavaScript program writes one with the standard library (RFC 8785
+# style): JSON.parse, keys sorted by JavaScript's default (UTF-16) order, JSON.stringify for
+# scalars. V8 computes these bytes, so the diagnosis checks diagnose's own predictions of the
+# ECMAScript number layout and UTF-16 key order against an independent implementation.
+JCS_STYLE_DRIVER = r"""
+import { createInterface } from 'node:readline';
+const write = (v) => Array.isArray(v) ? `[${v.map(write).join(',')}]`
+  : v !== null && typeof v === 'object'
+    ? `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${write(v[k])}`).join(',')}}`
+    : JSON.stringify(v);
+const depth = (v) => v !== null && typeof v === 'object'
+  ? 1 + Math.max(0, ...Object.values(v).map(depth)) : 1;
+function canonical(args) {
+  const raw = args.hex !== undefined ? Buffer.from(args.hex, 'hex') : Buffer.from(args.text);
+  let body = raw;
+  if (args.format === 'json') {
+    let value;
+    try { value = JSON.parse(raw.toString('utf8')); } catch { return { error: 'serialization' }; }
+    if (value === null || typeof value !== 'object') return { error: 'invalid_json_envelope' };
+    if (depth(value) > 32) return { error: 'json_payload_too_deep' };
+    body = Buffer.from(write(value));
+  }
+  const length = Buffer.alloc(8);
+  length.writeBigUInt64BE(BigInt(body.length));
+  return { ok: { canonicalInputHex: Buffer.concat([Buffer.from(args.format), length, body]).toString('hex') } };
+}
+const hello = { protocol: 'rescind-driver/1', capabilities: ['canonical'],
+  implementation: { name: 'jcs-style', version: '1' } };
+createInterface({ input: process.stdin }).on('line', (line) => {
+  const { id, op, args } = JSON.parse(line);
+  let reply = { ok: {} };
+  if (op === 'hello') reply = { ok: hello };
+  else if (op === 'canonical.input') {
+    const result = canonical(args);
+    reply = result.ok ? result : { error: { code: result.error, definite: true } };
+  }
+  process.stdout.write(JSON.stringify({ id, ...reply }) + '\n');
+  if (op === 'bye') process.exit(0);
+});
+"""
+
+
+def test_a_javascript_canonicalizer_is_diagnosed_as_such(tmp_path: Path) -> None:
+    script = tmp_path / "jcs_style.mjs"
+    script.write_text(JCS_STYLE_DRIVER)
+    driver = SubprocessDriver(f"{NODE} {script}")
+    try:
+        diagnosis = diagnose(driver)
+    finally:
+        driver.close()
+    readings = {line.aspect: line.reading for line in diagnosis.lines}
+    assert readings["number-mode"] == ("binary-f64",)
+    assert readings["f64-parse"] == ("correctly-rounded",)
+    assert readings["f64-layout"] == ("ecmascript",)
+    assert readings["key-order"] == ("utf-16",)
+    assert readings["duplicate-keys"] == ("last-wins",)
+    assert readings["lone-surrogates"] == ("accepted",)
+    assert readings["nesting"] == ("no-limit",)
+    assert readings["reserved-number-key"] == ("ordinary-key",)
+    assert readings["string-escapes"] == ("minimal",)

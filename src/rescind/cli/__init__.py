@@ -19,7 +19,16 @@ from rescind import __version__
 from rescind.conformance.harness import HarnessFailure
 from rescind.reference.errors import RescindError
 
-COMMAND_MODULES = ("check", "fingerprint", "vectors", "prove", "diagram", "replay", "saga")
+COMMAND_MODULES = (
+    "check",
+    "diagnose",
+    "fingerprint",
+    "vectors",
+    "prove",
+    "diagram",
+    "replay",
+    "saga",
+)
 
 Handler = Callable[[argparse.Namespace], int]
 
