@@ -14,17 +14,10 @@ from typing import Any
 import pytest
 
 from rescind.cli import main
-from rescind.conformance.diagnose import (
-    HAZARDS,
-    LABELS,
-    NOT_APPLICABLE,
-    Diagnosis,
-    canonical_tests,
-    diagnose,
-    probes_of,
-)
+from rescind.conformance.diagnose import Diagnosis, canonical_tests, diagnose, probes_of
 from rescind.conformance.driver import handle
 from rescind.conformance.harness import InProcessDriver
+from rescind.conformance.hazards import HAZARDS, LABELS, NOT_APPLICABLE
 from rescind.conformance.readings import Refused, Style, canonical_body
 from tests.conformance.broken_drivers import BROKEN
 

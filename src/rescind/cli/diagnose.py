@@ -12,9 +12,10 @@ from rich.console import Console
 from rich.table import Table
 
 from rescind.cli import UsageError
-from rescind.conformance.diagnose import LABELS, Diagnosis, ReadingLine, diagnose
+from rescind.conformance.diagnose import Diagnosis, ReadingLine, diagnose
 from rescind.conformance.driver import handle
 from rescind.conformance.harness import DEFAULT_TIMEOUT, Driver, InProcessDriver, SubprocessDriver
+from rescind.conformance.hazards import LABELS
 
 _EVIDENCE_SHOWN = 2
 _VECTOR_PREFIX = "canon."
