@@ -5,6 +5,7 @@ apart with the vectors it cites."""
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from collections.abc import Mapping
 from itertools import combinations
@@ -175,12 +176,24 @@ def test_cli_json_and_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert "Rescind diagnosis" in table and "object key order" in table
 
 
-def test_cli_over_a_pipe_with_a_broken_driver() -> None:
-    import subprocess
-
-    command = f"{sys.executable} -m tests.conformance.broken_drivers utf16-key-order"
+@pytest.mark.parametrize(
+    ("module", "key_order"),
+    [
+        ("rescind.conformance.driver", "code-points"),
+        ("tests.conformance.broken_drivers utf16-key-order", "utf-16"),
+    ],
+)
+def test_cli_over_a_pipe(module: str, key_order: str) -> None:
     completed = subprocess.run(
-        [sys.executable, "-m", "rescind", "diagnose", "--json", "--impl", command],
+        [
+            sys.executable,
+            "-m",
+            "rescind",
+            "diagnose",
+            "--json",
+            "--impl",
+            f"{sys.executable} -m {module}",
+        ],
         capture_output=True,
         text=True,
         check=False,
@@ -188,8 +201,8 @@ def test_cli_over_a_pipe_with_a_broken_driver() -> None:
     )
     assert completed.returncode == 0, completed.stderr[-2000:]
     rows = {row["aspect"]: row for row in json.loads(completed.stdout)["readings"]}
-    assert rows["key-order"]["reading"] == ["utf-16"]
-    assert rows["key-order"]["matchesUpstream"] is False
+    assert rows["key-order"]["reading"] == [key_order]
+    assert rows["key-order"]["matchesUpstream"] is (key_order == "code-points")
     assert "canon.object.planes" in rows["key-order"]["evidence"]
 
 
