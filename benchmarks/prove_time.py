@@ -2,8 +2,10 @@
 
 Runs the real command in a fresh interpreter ``--runs`` times (imports and z3 start-up
 included, as a spec author would see it), then prints the wall time of each run, the median,
-and the slowest checks from the last run's JSON report. Exit code 1 when the median exceeds
-``--budget`` seconds. Not a test: timing belongs here, never in tests/.
+the time per group (protocol invariants, saga, progress properties with their lassos) and the
+slowest checks from the last run's JSON report. ``rescind prove`` exits 0 when every check is
+proven or a documented finding. Exit code 1 when the median exceeds ``--budget`` seconds. Not
+a test: timing belongs here, never in tests/.
 
     python benchmarks/prove_time.py --runs 5
 """
@@ -49,6 +51,14 @@ def main() -> int:
         print(f"run {number}: {wall:.2f} s wall, {report['seconds']} s inside `prove`")
     rows = sorted(report["invariants"], key=lambda row: -row["seconds"])  # type: ignore[index]
     print(f"\ncores available: {cores}; checks: {len(rows)}")
+    groups: dict[str, float] = {}
+    for row in rows:
+        groups[row["group"]] = groups.get(row["group"], 0.0) + row["seconds"]
+    print("  by group: " + ", ".join(f"{name} {total:.2f} s" for name, total in groups.items()))
+    statuses = sorted({row["status"] for row in rows})
+    print(
+        "  statuses: " + ", ".join(f"{s} {sum(r['status'] == s for r in rows)}" for s in statuses)
+    )
     for row in rows[:8]:
         print(f"  {row['seconds']:>7.3f} s  {row['group']:<9} {row['name']}")
     median = statistics.median(walls)

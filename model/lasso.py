@@ -78,6 +78,10 @@ class Lasso:
     """The trap holds at the end and no action leaves it (the goal is unreachable)."""
     escape: str
     seconds: float
+    families: int
+    """How many fairness families the loop was checked against."""
+    actions: int
+    """How many actions the trap was checked against."""
 
     @property
     def genuine(self) -> bool:
@@ -256,6 +260,8 @@ def find_lasso(system: ProgressSystem, spec: LeadsTo, shape: LassoShape) -> Lass
         closed,
         escape,
         time.perf_counter() - started,
+        len(system.profile.fairness),
+        len(system.actions),
     )
 
 
@@ -297,14 +303,14 @@ def render_lasso(lasso: Lasso, shown: frozenset[str], headline: str) -> tuple[st
     """Numbered prefix (as in safety traces), then the loop and the trap."""
     lines = list(render_path(lasso.path, shown))
     steps = len(lasso.path)
-    families = len(lasso.path.system.profile.fairness)
+    families = lasso.families
     lines.append(
         f"loop: the state after step {steps} repeats forever (stuttering); "
         f"no step of the {families} fairness families can change it"
         if lasso.quiet
         else f"loop: not fair, {lasso.restless} can still change the state after step {steps}"
     )
-    actions = len(lasso.path.system.actions)
+    actions = lasso.actions
     lines.append(
         f"trap: no action of the {actions} leaves it (faults included): the goal is unreachable"
         if lasso.closed

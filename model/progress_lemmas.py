@@ -8,6 +8,8 @@ system a progress check runs on before the check uses it (``rescind.model.rankin
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import z3
 
 from rescind.model.invariants import Invariant, Lemma
@@ -17,7 +19,7 @@ from rescind.model.system import State, TransitionSystem
 
 ABSENT = phase("absent")
 SUCCEEDED = phase("succeeded")
-Indices = dict[str, Expr]
+Indices = Mapping[str, Expr]
 
 
 def _attachment_is_the_hosts(m: TransitionSystem, s: State, ix: Indices) -> Expr:

@@ -332,7 +332,7 @@ def _enabled(
         extra.extend(_params(step))
         options.append(z3.And(step.enabled, *_restriction(system, family, pre, step.params)))
     query = [*hyp.at(pre, extra), *at_rank, z3.Not(z3.Or(options))]
-    return _solve(system, query) == z3.unsat
+    return bool(_solve(system, query) == z3.unsat)
 
 
 def instantiate_with(
