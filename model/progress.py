@@ -30,9 +30,24 @@ from rescind.model.lasso import (
     render_lasso,
     watched,
 )
-from rescind.model.logic import APPROVAL_STATUS, IDENTITY, KEY, NONCE, Expr, grant_field, phase
+from rescind.model.logic import (
+    APPROVAL_STATUS,
+    IDENTITY,
+    KEY,
+    MESSAGE,
+    NONCE,
+    Expr,
+    grant_field,
+    phase,
+)
 from rescind.model.progress_lemmas import HONEST_HOST_LEMMAS
-from rescind.model.progress_system import HONEST_INPUT, UPSTREAM, ProgressProfile, ProgressSystem
+from rescind.model.progress_system import (
+    HONEST_INPUT,
+    PROFILES,
+    UPSTREAM,
+    ProgressProfile,
+    ProgressSystem,
+)
 from rescind.model.ranking import Assumption, Indices, LeadsTo, RankingResult, Stage, prove_leads_to
 from rescind.model.system import State
 
@@ -187,7 +202,7 @@ COMPENSATION = LeadsTo(
             "the worker's stored terminal compensation state is on the wire, under the host's key",
             lambda m, s, ix: z3.And(
                 _terminal(m, _cmp(s, "disk", ix)),
-                z3.IsMember(z3.simplify(_message(s, ix)), s["wire.cmp_results"][ix["k"]]),
+                z3.IsMember(_message(s, ix), s["wire.cmp_results"][ix["k"]]),
             ),
             ("host_applies_compensation",),
         ),
@@ -275,8 +290,6 @@ COMPENSATION = LeadsTo(
 
 
 def _message(s: State, ix: Indices) -> Expr:
-    from rescind.model.logic import MESSAGE
-
     k = ix["k"]
     return MESSAGE.message(s["host.cmp_key"][k], s["disk.cmp"][k])
 
@@ -546,9 +559,5 @@ def checks_for(profile: ProgressProfile) -> Sequence[Check]:
 
 
 def checks() -> Sequence[Check]:
-    return checks_for(UPSTREAM)
-
-
-def statement_fairness(prop: ProgressProperty, system: ProgressSystem) -> list[str]:
-    """The fairness assumptions of ``prop`` in words (for docs and reports)."""
-    return [f"{name}: {system.family(name).meaning}" for name in prop.fairness]
+    """The properties on every registered profile (upstream first)."""
+    return tuple(check for profile in PROFILES.values() for check in checks_for(profile))
