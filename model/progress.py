@@ -489,7 +489,7 @@ def run_progress(prop: ProgressProperty, system: ProgressSystem) -> CheckResult:
         lines = _lasso_lines(system, prop, found, "finding")
         note = (
             f"upstream hazard {found.name} (docs/findings.md): {_shape(prop, found.name).meaning}; "
-            f"the proof stops at {proof.failure}"
+            f"the ranking proof stops at {proof.failure}"
         )
         return CheckResult("finding", elapsed(), lines, note, found.name)
     lines = _lasso_lines(system, prop, found, "violated")

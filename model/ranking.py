@@ -81,7 +81,7 @@ class RankingResult:
     holds: bool
     seconds: float
     failure: str = ""
-    """Which obligation failed: e.g. ``enabled at stage unresolved`` or ``no_rise at persist``."""
+    """Which obligation failed: e.g. ``stage outcome_unknown: ...`` or ``no_rise at persist``."""
     helpful: Mapping[str, str] = attrs.field(factory=dict)
     """Stage name -> the fairness family that helps it."""
     stage: str = ""
@@ -234,7 +234,7 @@ def prove_leads_to(system: ProgressSystem, spec: LeadsTo, *, fair: bool = True) 
         found = _helpful_family(system, spec, hyp, pre, ix, position)
         if found is None:
             return failed(
-                f"enabled at stage {stage.name}: no fairness family is sure to move it on",
+                f"stage {stage.name}: no fairness family is sure to move it on",
                 stage.name,
                 helpful,
             )
