@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from rescind.reference.errors import RescindError
-from rescind.reference.inspect_payload import Inspection, inspect
+from rescind.reference.inspect_fast import inspect_fast
+from rescind.reference.inspect_payload import Inspection
 from rescind.reference.payload_format import PayloadFormat
 
 
@@ -30,12 +31,52 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--output", choices=("text", "json"), default="text", help="report format (text)"
     )
+    parser.add_argument(
+        "--max-input-bytes",
+        type=byte_count,
+        default=DEFAULT_MAX_INPUT_BYTES,
+        metavar="BYTES",
+        help=f"refuse a larger payload (default {DEFAULT_MAX_INPUT_BYTES}: 8 MiB, eight "
+        "times the largest wire frame); raise it for larger files",
+    )
     parser.set_defaults(handler=run)
 
 
+DEFAULT_MAX_INPUT_BYTES = 8 * 1024 * 1024
+"""Eight times the 1 MiB wire frame bound, so every payload a frame can carry fits with room.
+A payload without hazards costs about ten times its size in memory; one whose every number
+is a hazard (each is reported) over a hundred times (benchmarks/fingerprint_memory.py)."""
+
+
+class FingerprintInputTooLarge(RescindError):
+    """The payload is larger than ``--max-input-bytes``; nothing of it was parsed."""
+
+    code = "fingerprint_input_too_large"
+    upstream = ""
+
+
+def byte_count(text: str) -> int:
+    value = int(text)
+    if value <= 0:
+        raise ValueError(text)
+    return value
+
+
+def read_bounded(file: str, maximum: int) -> bytes:
+    """The payload bytes, reading at most one byte past ``maximum`` before refusing."""
+    if file == "-":
+        data = sys.stdin.buffer.read(maximum + 1)
+    else:
+        with Path(file).open("rb") as source:
+            data = source.read(maximum + 1)
+    if len(data) > maximum:
+        raise FingerprintInputTooLarge(maximum=maximum)
+    return data
+
+
 def run(args: argparse.Namespace) -> int:
-    data = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
-    report = inspect(data, PayloadFormat(args.format))
+    data = read_bounded(args.file, args.max_input_bytes)
+    report = inspect_fast(data, PayloadFormat(args.format))
     if args.output == "json":
         print(json.dumps(as_json(report), indent=2))
     else:
