@@ -178,6 +178,9 @@ class SubprocessDriver(Driver):
 
     def _fail(self, kind: str, message: str) -> HarnessFailure:
         self._kill()
+        self._stderr.finish(
+            timeout=_EXIT_GRACE
+        )  # the dead driver's last words belong in the report
         return HarnessFailure(kind, message, self.stderr_tail)
 
     def request(self, op: str, args: Mapping[str, Any]) -> Reply:

@@ -144,6 +144,10 @@ class StderrTail:
                     del self._tail[:excess]  # amortised O(1): bytearray keeps a start offset
                     self._trimmed = True
 
+    def finish(self, timeout: float) -> None:
+        """Wait (at most ``timeout`` s) for the writer's last bytes, once it has exited."""
+        self._thread.join(timeout)
+
     def lines(self) -> list[str]:
         with self._lock:
             data, trimmed = bytes(self._tail), self._trimmed

@@ -85,6 +85,9 @@ def test_a_driver_flooding_stderr_is_drained(tmp_path: Path) -> None:
     )
     driver = _start(tmp_path, body, timeout=8.0)
     assert driver.request(*PROBE).kind == "ok"
+    deadline = time.monotonic() + 10.0  # the drain runs beside the reply; let it catch up
+    while driver.stderr_tail[-1:] != ["last words"] and time.monotonic() < deadline:
+        time.sleep(0.01)
     tail = driver.stderr_tail
     assert tail[-1] == "last words"
     assert sum(len(line) + 1 for line in tail) <= 64 * 1024
