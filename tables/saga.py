@@ -434,41 +434,70 @@ _W = WorkItemStatus
 _W_DONE = frozenset(
     {_W.COMPLETED, _W.REJECTED, _W.FAULTED, _W.CANCELLED, _W.EXPIRED, _W.ESCALATED, _W.OBSOLETE}
 )
+_W_OPEN = (_W.PENDING, _W.ASSIGNED, _W.IN_PROGRESS, _W.DELEGATED, _W.SUSPENDED)
+"""Every non-terminal status: the ones ``isTerminal`` guards let through."""
+
+
+def _system(trigger: str, target: WorkItemStatus) -> tuple[Transition[WorkItemStatus], ...]:
+    """A ``...FromSystem`` call: any open item moves to ``target``; a terminal one is returned
+    unchanged without an error (a stay, not an exit)."""
+    return (
+        *_rows("code", trigger, _W_OPEN, target),
+        *(Transition(done, trigger, done, "code") for done in sorted(_W_DONE, key=_value)),
+    )
+
+
+def _value(status: WorkItemStatus) -> str:
+    return status.value
+
+
+# Rows read in CaseHub's WorkItemService (the version that has compensate/markCompensated) and
+# ExpiryLifecycleService; "test" where its WorkItemServiceTest asserts the row
+# (docs/upstream-readings.md lists the methods and tests).
 WORK_ITEM_TABLE: StateTable[WorkItemStatus] = StateTable(
     name="casehub-work-item",
     states=tuple(WorkItemStatus),
     initial=frozenset({_W.PENDING}),
     terminal=_W_DONE,
     final=_W_DONE,
-    active=frozenset({_W.PENDING, _W.ASSIGNED, _W.IN_PROGRESS, _W.DELEGATED, _W.SUSPENDED}),
+    active=frozenset(_W_OPEN),
     transitions=(
         *_rows("test", "claim", (_W.PENDING,), _W.ASSIGNED),
         *_rows("test", "start", (_W.ASSIGNED,), _W.IN_PROGRESS),
         *_rows("test", "complete", (_W.IN_PROGRESS,), _W.COMPLETED),
+        *_rows("test", "release", (_W.ASSIGNED,), _W.PENDING),
         *_rows("test", "suspend", (_W.ASSIGNED, _W.IN_PROGRESS), _W.SUSPENDED),
         # Resume returns to the state the item was suspended from (kept on the record).
         *_rows("test", "resume", (_W.SUSPENDED,), _W.ASSIGNED),
         *_rows("test", "resume", (_W.SUSPENDED,), _W.IN_PROGRESS),
-        *_rows("assumed", "delegate", (_W.ASSIGNED, _W.IN_PROGRESS), _W.DELEGATED),
-        *_rows("assumed", "claim", (_W.DELEGATED,), _W.ASSIGNED),
-        *_rows("assumed", "reject", (_W.ASSIGNED, _W.IN_PROGRESS), _W.REJECTED),
-        *_rows("assumed", "fault", (_W.IN_PROGRESS,), _W.FAULTED),
+        *_rows("test", "delegate", (_W.ASSIGNED, _W.IN_PROGRESS), _W.DELEGATED),
+        # Only the named delegatee acts on a DELEGATED item; claim refuses it.
+        *_rows("test", "accept_delegation", (_W.DELEGATED,), _W.ASSIGNED),
+        # Declining goes back to the delegator (DELEGATOR target with a chain) or the pool.
+        *_rows("test", "decline_delegation", (_W.DELEGATED,), _W.ASSIGNED),
+        *_rows("test", "decline_delegation", (_W.DELEGATED,), _W.PENDING),
+        *_rows("test", "reject", (_W.ASSIGNED, _W.IN_PROGRESS), _W.REJECTED),
         *_rows(
-            "assumed",
-            "cancel",
-            (_W.PENDING, _W.ASSIGNED, _W.IN_PROGRESS, _W.DELEGATED, _W.SUSPENDED),
-            _W.CANCELLED,
+            "test", "cancel", (_W.PENDING, _W.ASSIGNED, _W.IN_PROGRESS, _W.SUSPENDED), _W.CANCELLED
         ),
-        *_rows("assumed", "expire", (_W.PENDING, _W.ASSIGNED, _W.IN_PROGRESS), _W.EXPIRED),
-        *_rows("assumed", "escalate", (_W.PENDING, _W.ASSIGNED, _W.IN_PROGRESS), _W.ESCALATED),
-        *_rows(
-            "assumed",
-            "obsolete",
-            (_W.PENDING, _W.ASSIGNED, _W.IN_PROGRESS, _W.DELEGATED, _W.SUSPENDED),
-            _W.OBSOLETE,
-        ),
+        *_rows("code", "cancel", (_W.DELEGATED,), _W.CANCELLED),
+        *_rows("test", "fault", _W_OPEN, _W.FAULTED),
+        *_rows("test", "obsolete", (_W.PENDING, _W.IN_PROGRESS), _W.OBSOLETE),
+        *_rows("code", "obsolete", (_W.ASSIGNED, _W.DELEGATED, _W.SUSPENDED), _W.OBSOLETE),
+        # The public escalate call puts the item back in the pool of a new group.
+        *_rows("code", "escalate_manually", _W_OPEN, _W.PENDING),
+        # An SLA breach (expiry or claim deadline passed on an open item) runs the breach
+        # policy: Fail expires the item, EscalateTo reassigns it, an exhausted policy escalates.
+        *_rows("code", "expire", _W_OPEN, _W.EXPIRED),
+        *_rows("code", "sla_reassign", _W_OPEN, _W.PENDING),
+        *_rows("code", "escalate", _W_OPEN, _W.ESCALATED),
+        *_system("complete_from_system", _W.COMPLETED),
+        *_system("reject_from_system", _W.REJECTED),
+        *_system("fault_from_system", _W.FAULTED),
+        *_system("cancel_from_system", _W.CANCELLED),
+        *_system("obsolete_from_system", _W.OBSOLETE),
     ),
-    caller_resolved=frozenset({"resume"}),
+    caller_resolved=frozenset({"resume", "decline_delegation"}),
 )
 
 _CS = CompensationStatus

@@ -251,7 +251,7 @@ def run_work_items(document: Any, steps: Any) -> list[dict[str, Any]]:
     store = WorkItems(tuple(items))
     results: list[dict[str, Any]] = []
     for step in Reader(steps, "steps").items():
-        step.object(("do", "itemId"), ("newId", "triggeredBy"))
+        step.object(("do", "itemId"), ("newId", "triggeredBy", "target"))
         action = step.child("do").text()
         item_id = step.child("itemId").identifier()
         try:
@@ -264,7 +264,8 @@ def run_work_items(document: Any, steps: Any) -> list[dict[str, Any]]:
                     else "operator",
                 )
             else:
-                store = store.apply(item_id, action)
+                target = step.child("target").choice(WorkItemStatus) if step.has("target") else None
+                store = store.apply(item_id, action, target)
         except SagaInvalidInput:
             raise
         except RescindError as error:

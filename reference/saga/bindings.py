@@ -8,7 +8,8 @@ Validation (CaseHub's CV1..CV5, docs/spec/saga.md SG-50..SG-54):
 
 * errors: the ``compensate`` target does not exist; a binding names itself; the ``compensate``
   references form a cycle (reported once, with the cycle's members in order);
-* warning: a compensation-only binding that no ``compensate`` names (an orphan);
+* error: a compensation-only binding that no ``compensate`` names (an orphan); CaseHub's
+  validator returns it in the same list as the other errors and its loader refuses the set;
 * information: "gaps", ordinary bindings with no ``compensate`` at all.
 """
 
@@ -23,6 +24,7 @@ from rescind.reference.saga.errors import (
     BindingInvalid,
     CompensationCycle,
     MissingCompensationTarget,
+    OrphanCompensationBinding,
     SagaDependencyCycle,
     SelfCompensatingBinding,
 )
@@ -62,7 +64,6 @@ class CaseDefinition:
 
 class Severity(enum.Enum):
     ERROR = "error"
-    WARNING = "warning"
     INFO = "info"
 
 
@@ -70,7 +71,7 @@ class FindingRule(enum.Enum):
     MISSING_TARGET = "saga_binding_missing_target"
     SELF_REFERENCE = "saga_binding_self_reference"
     CYCLE = "saga_binding_cycle"
-    ORPHAN_COMPENSATION = "orphan_compensation_binding"
+    ORPHAN_COMPENSATION = "saga_binding_orphan"
     GAP = "compensation_gap"
 
 
@@ -78,7 +79,7 @@ SEVERITY = {
     FindingRule.MISSING_TARGET: Severity.ERROR,
     FindingRule.SELF_REFERENCE: Severity.ERROR,
     FindingRule.CYCLE: Severity.ERROR,
-    FindingRule.ORPHAN_COMPENSATION: Severity.WARNING,
+    FindingRule.ORPHAN_COMPENSATION: Severity.ERROR,
     FindingRule.GAP: Severity.INFO,
 }
 
@@ -86,6 +87,7 @@ _ERRORS: dict[FindingRule, type[BindingInvalid]] = {
     FindingRule.MISSING_TARGET: MissingCompensationTarget,
     FindingRule.SELF_REFERENCE: SelfCompensatingBinding,
     FindingRule.CYCLE: CompensationCycle,
+    FindingRule.ORPHAN_COMPENSATION: OrphanCompensationBinding,
 }
 
 
@@ -171,7 +173,7 @@ def validate_bindings(definition: CaseDefinition) -> BindingReport:
 
 
 def load_definition(definition: CaseDefinition) -> CaseDefinition:
-    """Validate like CaseHub's loader: errors raise, warnings and gaps do not."""
+    """Validate like CaseHub's loader: errors raise, gaps do not."""
     validate_bindings(definition).raise_first_error()
     return definition
 

@@ -197,13 +197,16 @@ class Coordinator:
         progress = _Progress(attrs.evolve(case, items=items))
         if not item.compensation or case.status is not CaseStatus.COMPENSATING:
             return progress.done()
-        original = case.item(item.compensates_item_id or "")
         if status is PlanItemStatus.COMPLETED:
-            progress.log(
-                EventKind.COMPENSATION_STEP_COMPLETED,
-                originalBinding=original.binding,
-                compensatingBinding=item.binding,
-            )
+            # CaseHub logs the step only for an item that names its original (the binding
+            # reads "unknown" when that original is gone); the next step starts either way.
+            if item.compensates_item_id is not None:
+                original = _find_item(case, item.compensates_item_id)
+                progress.log(
+                    EventKind.COMPENSATION_STEP_COMPLETED,
+                    originalBinding="unknown" if original is None else original.binding,
+                    compensatingBinding=item.binding,
+                )
             self._fire_next(progress)
         elif status is PlanItemStatus.FAULTED:
             progress.fault("step_faulted", FaultReason.STEP_FAULTED, item.binding)
@@ -278,6 +281,10 @@ class Coordinator:
             )
         )
         return True
+
+
+def _find_item(case: Case, item_id: str) -> PlanItem | None:
+    return next((item for item in case.items if item.item_id == item_id), None)
 
 
 def _dispatch_failure(

@@ -76,14 +76,14 @@ def effect_identity(
 ) -> str:
     """A stable id for one dispatch: a new attempt or a new run gives a new id.
 
-    Upstream hashes the same six fields with SHA-256; its byte layout is not in the facts, so
-    this layout (each field as decimal length, ':', UTF-8 text) is Rescind's own.
+    agentctl's layout (``EffectRequest::new``): the lowercase hex SHA-256 of the six fields
+    joined by NUL bytes, attempt and ordinal in decimal. Upstream's ``input_digest`` is the hex
+    SHA-256 of the action's own request JSON and ``operation`` the action kind; the values
+    Rescind passes for them are its own, so its ids follow the layout but not upstream's
+    values.
     """
-    digest = hashlib.sha256()
-    for field in (run_id, task_id, str(attempt), str(ordinal), operation, input_digest):
-        data = field.encode("utf-8")
-        digest.update(f"{len(data)}:".encode("ascii") + data)
-    return "eff-" + digest.hexdigest()[:32]
+    fields = (run_id, task_id, str(attempt), str(ordinal), operation, input_digest)
+    return hashlib.sha256("\0".join(fields).encode("utf-8")).hexdigest()
 
 
 def open_effect(
@@ -95,7 +95,7 @@ def open_effect(
     input_digest: str,
     effect_class: EffectClass,
     approval_required: bool,
-    ordinal: int = 0,
+    ordinal: int = 1,
 ) -> Effect:
     """A new effect: ``waiting_for_approval`` when approval is required, else ``requested``."""
     return Effect(

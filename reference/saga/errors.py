@@ -167,3 +167,11 @@ class SelfCompensatingBinding(BindingInvalid):
 class CompensationCycle(BindingInvalid):
     code = "saga_binding_cycle"
     upstream = "IllegalArgumentException"
+
+
+class OrphanCompensationBinding(BindingInvalid):
+    """A compensation-only binding no ``compensate`` names: CaseHub's validator returns it with
+    the errors and the YAML loader refuses the definition."""
+
+    code = "saga_binding_orphan"
+    upstream = "IllegalArgumentException"

@@ -9,7 +9,8 @@ created and its tasks run one at a time, in plan order, with continue-on-failure
   effect with a new id;
 * an uncertain dispatch is never repeated: the task fails and the next plan blocks its source
   task until the *compensation* effect is reconciled;
-* when approval is required each dispatch waits for it, and the run pauses;
+* when approval is required each dispatch waits for it, and the run pauses; a rejected
+  approval fails that task and the run when the run is resumed (nothing after it runs);
 * a run cancelled before it starts dispatches nothing.
 
 The run fails when any task failed, else it succeeds. ``finalize`` runs after every drive, on
@@ -91,12 +92,24 @@ class Script:
 
 
 class AgentctlExit(enum.Enum):
-    """agentctl's exit status names (their numbers were not captured upstream)."""
+    """agentctl's exit status names; ``code`` is the number its CLI exits with."""
 
     OK = "OK"
     POLICY = "POLICY"
     CANCELLED = "CANCELLED"
     RUN_FAILED = "RUN_FAILED"
+
+    @property
+    def code(self) -> int:
+        return _EXIT_CODES[self]
+
+
+_EXIT_CODES = {
+    AgentctlExit.OK: 0,
+    AgentctlExit.POLICY: 3,
+    AgentctlExit.RUN_FAILED: 4,
+    AgentctlExit.CANCELLED: 130,
+}
 
 
 @attrs.frozen
@@ -341,12 +354,12 @@ def _paused(lineage: Lineage, run_id: str) -> tuple[CompensationRun, int]:
 
 
 def decide_approval(lineage: Lineage, run_id: str, *, approved: bool) -> Lineage:
-    """Approve (the effect becomes requested) or reject (cancelled; the task fails)."""
+    """Approve (the effect becomes requested) or reject (cancelled). Only the effect changes;
+    the task keeps waiting until the run is resumed (agentctl's approval store)."""
     run, index = _paused(lineage, run_id)
     task = run.tasks[index]
     effect = task.effects[-1].advance("approve" if approved else "reject")
-    state = task.state if approved else _step(task.state, TaskState.FAILED)
-    task = attrs.evolve(task, state=state, effects=(*task.effects[:-1], effect))
+    task = attrs.evolve(task, effects=(*task.effects[:-1], effect))
     tasks = (*run.tasks[:index], task, *run.tasks[index + 1 :])
     return lineage.replace_run(attrs.evolve(run, tasks=tasks))
 
@@ -354,9 +367,22 @@ def decide_approval(lineage: Lineage, run_id: str, *, approved: bool) -> Lineage
 def resume(
     lineage: Lineage, run_id: str, script: Script | None = None
 ) -> tuple[Lineage, CompensationOutcome]:
+    """agentctl's ``resume``: a rejected approval fails its task and the whole run at once,
+    before anything else runs and without finalizing; otherwise the run is driven on and
+    finalized."""
     run = lineage.run(run_id)
     if run.state is not RunState.PAUSED:
         raise RunNotPaused(run_id=run_id, state=run.state.value)
+    for index, task in enumerate(run.tasks):
+        rejected = (
+            task.state is TaskState.WAITING_FOR_APPROVAL
+            and task.effects[-1].status is EffectStatus.CANCELLED
+        )
+        if rejected:
+            failed = attrs.evolve(task, state=_step(task.state, TaskState.FAILED))
+            tasks = (*run.tasks[:index], failed, *run.tasks[index + 1 :])
+            run = attrs.evolve(run, state=fire(RUN_TABLE, run.state, "fail"), tasks=tasks)
+            return lineage.replace_run(run), _outcome(run, [])
     run = attrs.evolve(run, state=fire(RUN_TABLE, run.state, "resume"))
     return _drive(lineage, run, script or Script())
 

@@ -3,7 +3,8 @@
 ``plan_compensation`` first finalizes every terminal prior compensation run (so the overlay is
 up to date), then:
 
-1. checks the ``--task`` selection (``unknown_task``, ``undeclared_compensation``);
+1. checks the ``--task`` selection, sorted and without repeats (``unknown_task``,
+   ``undeclared_compensation``);
 2. reads prior compensation runs: a non-terminal one blocks everything
    (``compensation_in_progress``, task ``*``); for terminal ones the latest effect of each
    compensation task may block its source task (``PRIOR_EFFECT_ROWS``);
@@ -25,7 +26,7 @@ import attrs
 
 from rescind.reference.saga.errors import CompensationInputNotObject, SourceRunNotTerminal
 from rescind.reference.saga.lineage import Lineage, finalize_terminal_runs
-from rescind.reference.saga.templates import Context, Unavailable, render
+from rescind.reference.saga.templates import Context, TemplateError, render
 from rescind.reference.saga.workflow import (
     COMPENSATION_TASK_PREFIX,
     OnFailure,
@@ -179,7 +180,8 @@ def _prior_blocks(lineage: Lineage) -> list[Block]:
 
 
 def _render_input(lineage: Lineage, task: SourceTask) -> str:
-    """The rendered compensate input; Unavailable propagates, a non-object is a hard error."""
+    """The rendered compensate input; a TemplateError propagates, a non-object is a hard
+    error."""
     declaration = task.compensate
     if declaration is None:
         raise ValueError("only declared tasks are rendered")
@@ -204,7 +206,8 @@ def plan_compensation(
     if not source.terminal:
         raise SourceRunNotTerminal(run_id=source.run_id, state=source.state.value)
     lineage = finalize_terminal_runs(lineage)
-    selection = tuple(dict.fromkeys(selection))
+    # agentctl keeps the selection in a sorted set: blocks and selectedTasks come out sorted.
+    selection = tuple(sorted(set(selection)))
     blocks = _selection_blocks(lineage, selection)
     prior = _prior_blocks(lineage)
     blocks.extend(prior)
@@ -234,7 +237,7 @@ def plan_compensation(
             continue
         try:
             input_json = _render_input(lineage, task)
-        except Unavailable:
+        except TemplateError:
             blocks.append(Block(task_id, BlockRule.COMPENSATION_INPUT_UNAVAILABLE))
             continue
         action = task.compensate.action

@@ -96,21 +96,20 @@ class Overlay:
         return NO_RECONCILIATION if latest is None else latest.status.value
 
     def confirmed_applied(self, effect: Effect) -> bool:
-        """Counts as having happened: a confirmed success, or latest reconciled ``applied``."""
-        latest = self.latest_status(effect.effect_id)
-        if latest == NO_RECONCILIATION:
-            return effect.confirmed_success
-        return latest == ReconciliationStatus.APPLIED.value
+        """Counts as having happened: a confirmed success (whatever was recorded about it
+        later), or latest reconciled ``applied``. agentctl's store and its finalizer use this
+        same test (docs/spec/saga.md SG-8, SG-26)."""
+        if effect.confirmed_success:
+            return True
+        return self.latest_status(effect.effect_id) == ReconciliationStatus.APPLIED.value
 
     def append(self, record: Reconciliation) -> Overlay:
         return Overlay((*self.records, record))
 
 
 def _check_link(
-    registry: EffectRegistry, overlay: Overlay, effect: Effect, compensation_effect_id: str | None
+    registry: EffectRegistry, overlay: Overlay, effect: Effect, compensation_effect_id: str
 ) -> None:
-    if compensation_effect_id is None:
-        raise ReconciliationFieldMissing(field="compensation_effect_id")
     if compensation_effect_id == effect.effect_id:
         raise SelfCompensation(effect_id=effect.effect_id)
     inverse = registry.effect(compensation_effect_id)
@@ -137,14 +136,19 @@ def reconcile(
     result_json: str | None = None,
     compensation_effect_id: str | None = None,
 ) -> Overlay:
-    """Append one record, or raise the typed reason it is refused (nothing is appended)."""
-    effect = registry.effect(effect_id)
+    """Append one record, or raise the typed reason it is refused (nothing is appended).
+
+    Checks run in agentctl's store order: the fields, the effect, the transition, then the
+    compensating effect, which is checked whenever one is named, whatever the status."""
     if not actor.strip():
         raise ReconciliationFieldMissing(field="actor")
     if not reason.strip():
         raise ReconciliationFieldMissing(field="reason")
     if status is ReconciliationStatus.APPLIED and result_json is None:
         raise ReconciliationFieldMissing(field="result")
+    if status is ReconciliationStatus.COMPENSATED and compensation_effect_id is None:
+        raise ReconciliationFieldMissing(field="compensation_effect_id")
+    effect = registry.effect(effect_id)
     previous = overlay.latest(effect_id)
     if previous is None:
         if (effect.status, effect.confirmed) not in FIRST_RECONCILIATION[status]:
@@ -155,7 +159,7 @@ def reconcile(
         raise ContradictoryReconciliation(
             effect_id=effect_id, latest=previous.status.value, status=status.value
         )
-    if status is ReconciliationStatus.COMPENSATED:
+    if compensation_effect_id is not None:
         _check_link(registry, overlay, effect, compensation_effect_id)
     record = Reconciliation(
         reconciliation_id=f"rec-{len(overlay.records) + 1}",
@@ -166,9 +170,7 @@ def reconcile(
         reason=reason,
         evidence_source=evidence_source,
         result_json=result_json,
-        compensation_effect_id=(
-            compensation_effect_id if status is ReconciliationStatus.COMPENSATED else None
-        ),
+        compensation_effect_id=compensation_effect_id,
         supersedes_id=None if previous is None else previous.reconciliation_id,
     )
     return overlay.append(record)

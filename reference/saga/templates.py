@@ -1,20 +1,31 @@
-"""Compensate ``with`` templates: Rescind's small, explicit stand-in for agentctl's renderer.
+"""Compensate ``with`` templates in agentctl's expression syntax (``${{ ... }}``).
 
-The facts name what a compensate template may see (inputs, recorded task outputs, the task's
-vars, working memory) and what can go wrong (an invalid expression, an unknown task, a value
-that is unavailable at planning time), not agentctl's expression syntax. Rescind's grammar:
+What Rescind reproduces (agentctl-core ``template.rs``, docs/spec/saga.md SG-18):
 
-* a string that contains no ``{{`` is a literal;
-* a string that is exactly ``{{ path }}`` renders to the JSON value at ``path``, where ``path``
-  is ``inputs.NAME``, ``vars.NAME``, ``memory.KEY`` or ``tasks.ID.output``, each optionally
-  followed by ``.FIELD`` steps into objects;
-* anything else containing ``{{`` is an invalid template.
+* an expression is the text between ``${{`` and the next ``}}``, trimmed; a ``${{`` with no
+  ``}}`` after it is ``unclosed``, an expression that trims to nothing is ``empty``; text
+  outside expressions (``{{`` without ``$`` included) is literal;
+* a path is ``inputs.NAME``, ``vars.NAME``, ``memory.KEY`` or ``tasks.ID.output``, each
+  followed by optional ``.FIELD`` steps into objects; every segment is ASCII letters, digits,
+  ``_`` or ``-`` (so a task id with a dot cannot be named); anything else is ``unsupported``;
+* a string that is exactly one expression renders to the value at the path (any JSON type),
+  or, when the expression contains ``==`` or starts with ``not ``, to a boolean: ``path ==
+  literal`` (the literal read as JSON, else as text with surrounding quotes removed) or the
+  path's truthiness, negated by ``not``;
+* any other string with expressions is text: each expression is replaced by its scalar value
+  (``null``, ``true``/``false``, the number, the string itself); an object or array there is
+  ``non_scalar``;
+* a missing value is ``undefined``.
 
-Objects and arrays render member by member; the whole ``with`` may itself be one template.
+Left out: upstream renders a task's ``vars`` with the same context before the ``with``
+(a failure there is a hard planning error); Rescind takes ``vars`` as already rendered. Numbers
+interpolated into text use serde_json's integer and f64 text; integers beyond 64 bits, which
+serde_json would read as floats, are written as integers.
 """
 
 from __future__ import annotations
 
+import enum
 import json
 import re
 from collections.abc import Mapping
@@ -22,44 +33,69 @@ from typing import Any
 
 import attrs
 
-_EXPRESSION = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}\Z")
+from rescind.reference.numbers import f64_text
+
+OPEN = "${{"
+CLOSE = "}}"
+ROOTS = ("inputs", "vars", "memory")
 _SEGMENT = re.compile(r"[A-Za-z0-9_\-]+\Z")
-_TASK_ID = re.compile(r"[a-z0-9._\-]+\Z")
-ROOTS = ("inputs", "vars", "memory", "tasks")
 
 
-class Unavailable(Exception):
-    """A referenced value does not exist in the source context (planning turns it into a
-    ``compensation_input_unavailable`` block, never a crash)."""
+class TemplateProblem(enum.Enum):
+    UNCLOSED = "unclosed"
+    EMPTY = "empty"
+    UNSUPPORTED = "unsupported"
+    UNDEFINED = "undefined"
+    NON_SCALAR = "non_scalar"
 
 
-@attrs.frozen
-class Reference:
-    root: str
-    task_id: str | None
-    fields: tuple[str, ...]
+class TemplateError(ValueError):
+    """A template that cannot be rendered; planning turns any of them into a
+    ``compensation_input_unavailable`` block, never a crash."""
+
+    def __init__(self, problem: TemplateProblem) -> None:
+        super().__init__(problem.value)
+        self.problem = problem
 
 
-def parse_expression(text: str) -> Reference | None:
-    """The reference a template string names, or None when the string is not valid."""
-    match = _EXPRESSION.match(text)
-    if match is None:
-        return None
-    parts = match.group(1).split(".")
-    root, rest = parts[0], parts[1:]
-    if root == "tasks":
-        # tasks.ID.output[.FIELD...]; task ids may contain dots, so split on ".output".
-        inner = match.group(1)[len("tasks.") :]
-        task_id, marker, tail = inner.partition(".output")
-        if not marker or not _TASK_ID.match(task_id) or (tail and not tail.startswith(".")):
-            return None
-        fields = tuple(tail[1:].split(".")) if tail else ()
-        if not all(_SEGMENT.match(field) for field in fields):
-            return None
-        return Reference("tasks", task_id, fields)
-    if root not in ROOTS or not rest or not all(_SEGMENT.match(field) for field in rest):
-        return None
-    return Reference(root, None, tuple(rest))
+def expressions(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, trimmed expression) of every ``${{ ... }}`` in ``text``, left to right."""
+    found = []
+    cursor = 0
+    while (start := text.find(OPEN, cursor)) >= 0:
+        inner = start + len(OPEN)
+        close = text.find(CLOSE, inner)
+        if close < 0:
+            raise TemplateError(TemplateProblem.UNCLOSED)
+        expression = text[inner:close].strip()
+        if not expression:
+            raise TemplateError(TemplateProblem.EMPTY)
+        end = close + len(CLOSE)
+        found.append((start, end, expression))
+        cursor = end
+    return found
+
+
+def _strip_not(expression: str) -> str:
+    stripped = expression.strip()
+    return stripped[len("not ") :] if stripped.startswith("not ") else stripped
+
+
+def _check_path(expression: str) -> None:
+    """The path of a path or comparison expression must be one agentctl can resolve."""
+    path = _strip_not(expression).partition("==")[0].strip()
+    parts = path.split(".")
+    root_ok = (parts[0] in ROOTS and len(parts) >= 2) or (
+        parts[0] == "tasks" and len(parts) >= 3 and parts[2] == "output"
+    )
+    if not root_ok or not all(_SEGMENT.match(part) for part in parts):
+        raise TemplateError(TemplateProblem.UNSUPPORTED)
+
+
+def validate(text: str) -> None:
+    """Compile-time check of one string: raises TemplateError for bad syntax or paths."""
+    for _, _, expression in expressions(text):
+        _check_path(expression)
 
 
 def strings_in(value: Any) -> list[str]:
@@ -73,15 +109,29 @@ def strings_in(value: Any) -> list[str]:
 
 
 def invalid_templates(value: Any) -> list[str]:
-    return [text for text in strings_in(value) if "{{" in text and parse_expression(text) is None]
+    """The strings of ``value`` that fail compile-time validation."""
+    invalid = []
+    for text in strings_in(value):
+        try:
+            validate(text)
+        except TemplateError:
+            invalid.append(text)
+    return invalid
 
 
 def referenced_tasks(value: Any) -> list[str]:
+    """Task ids named by ``tasks.ID...`` expressions, first mention first (strings that do not
+    parse name none)."""
     found = []
     for text in strings_in(value):
-        reference = parse_expression(text) if "{{" in text else None
-        if reference is not None and reference.task_id is not None:
-            found.append(reference.task_id)
+        try:
+            parsed = expressions(text)
+        except TemplateError:
+            continue
+        for _, _, expression in parsed:
+            parts = _strip_not(expression).partition("==")[0].strip().split(".")
+            if parts[0] == "tasks" and len(parts) >= 2:
+                found.append(parts[1])
     return list(dict.fromkeys(found))
 
 
@@ -95,35 +145,114 @@ class Context:
     outputs: Mapping[str, str | None] = attrs.field(factory=dict)
 
 
-def _step(value: Any, fields: tuple[str, ...]) -> Any:
-    for field in fields:
-        if not isinstance(value, dict) or field not in value:
-            raise Unavailable(field)
-        value = value[field]
+def _descend(value: Any, steps: list[str]) -> Any:
+    for step in steps:
+        if not isinstance(value, dict) or step not in value:
+            raise TemplateError(TemplateProblem.UNDEFINED)
+        value = value[step]
     return value
 
 
-def _resolve(reference: Reference, context: Context) -> Any:
-    if reference.task_id is not None:
-        recorded = context.outputs.get(reference.task_id)
+def _resolve(path: str, context: Context) -> Any:
+    _check_path(path)
+    parts = path.strip().split(".")
+    if parts[0] == "tasks":
+        recorded = context.outputs.get(parts[1])
         if recorded is None:
-            raise Unavailable(reference.task_id)
-        return _step(json.loads(recorded), reference.fields)
+            raise TemplateError(TemplateProblem.UNDEFINED)
+        return _descend(json.loads(recorded), parts[3:])
+    if parts[0] not in ROOTS:
+        raise TemplateError(TemplateProblem.UNSUPPORTED)
     text = {"inputs": context.inputs_json, "vars": context.vars_json}.get(
-        reference.root, context.memory_json
+        parts[0], context.memory_json
     )
-    return _step(json.loads(text), reference.fields)
+    return _descend(json.loads(text), parts[1:])
+
+
+def _no_constants(name: str) -> Any:
+    raise ValueError(name)
+
+
+def _literal(text: str) -> Any:
+    """The right side of ``==``: JSON if it parses as JSON (no NaN or Infinity), else text."""
+    try:
+        return json.loads(text, parse_constant=_no_constants)
+    except ValueError:
+        return text.strip("'\"")
+
+
+def json_equal(left: Any, right: Any) -> bool:
+    """serde_json ``Value`` equality: integers and floats never compare equal, nor do
+    booleans and numbers."""
+    if isinstance(left, bool) or isinstance(right, bool):
+        return isinstance(left, bool) and isinstance(right, bool) and left == right
+    if isinstance(left, int) or isinstance(right, int):
+        return isinstance(left, int) and isinstance(right, int) and left == right
+    if isinstance(left, list) and isinstance(right, list):
+        return len(left) == len(right) and all(map(json_equal, left, right))
+    if isinstance(left, dict) and isinstance(right, dict):
+        return left.keys() == right.keys() and all(json_equal(left[k], right[k]) for k in left)
+    return type(left) is type(right) and bool(left == right)
+
+
+def truthy(value: Any) -> bool:
+    if isinstance(value, float):
+        return value != 0.0
+    return bool(value)  # null, false, 0, "", [] and {} are false; everything else true
+
+
+def evaluate(expression: str, context: Context) -> bool:
+    """A comparison or truthiness expression (``${{ }}`` around it is allowed)."""
+    inner = expression.strip()
+    if inner.startswith(OPEN) and inner.endswith(CLOSE):
+        inner = inner[len(OPEN) : -len(CLOSE)].strip()
+    negated = inner.startswith("not ")
+    candidate = _strip_not(inner)
+    left, equals, right = candidate.partition("==")
+    if equals:
+        result = json_equal(_resolve(left.strip(), context), _literal(right.strip()))
+    else:
+        result = truthy(_resolve(candidate, context))
+    return not result if negated else result
+
+
+def _scalar_text(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return f64_text(value)
+    if isinstance(value, str):
+        return value
+    raise TemplateError(TemplateProblem.NON_SCALAR)
+
+
+def _render_string(text: str, context: Context) -> Any:
+    found = expressions(text)
+    if not found:
+        return text
+    if len(found) == 1 and found[0][0] == 0 and found[0][1] == len(text):
+        expression = found[0][2]
+        if "==" in expression or expression.lstrip().startswith("not "):
+            return evaluate(expression, context)
+        return _resolve(expression, context)
+    pieces = []
+    cursor = 0
+    for start, end, expression in found:
+        pieces.append(text[cursor:start])
+        pieces.append(_scalar_text(_resolve(expression, context)))
+        cursor = end
+    pieces.append(text[cursor:])
+    return "".join(pieces)
 
 
 def render(value: Any, context: Context) -> Any:
-    """Render ``value``; raises Unavailable for a missing value, ValueError for bad syntax."""
+    """Render ``value`` member by member; raises TemplateError."""
     if isinstance(value, str):
-        if "{{" not in value:
-            return value
-        reference = parse_expression(value)
-        if reference is None:
-            raise ValueError("invalid template")
-        return _resolve(reference, context)
+        return _render_string(value, context)
     if isinstance(value, list):
         return [render(item, context) for item in value]
     if isinstance(value, dict):

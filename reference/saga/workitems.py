@@ -6,7 +6,9 @@ marks the original COMPENSATING (its status stays COMPLETED) and creates a PENDI
 through ``compensates``. When that item completes, the original becomes COMPENSATED. If the
 compensating item ends any other terminal way, nothing resets the original: it stays
 COMPENSATING and a new ``compensate`` is refused (a known upstream dead end, reported by the
-model as ``workitem-compensator-not-completed``).
+model as ``workitem-compensator-not-completed``). CaseHub's CompensationLifecycleObserver reacts
+to any lifecycle event whose item is COMPLETED, so a compensator completed by the system
+(``complete_from_system``) marks its original too.
 """
 
 from __future__ import annotations
@@ -95,16 +97,20 @@ class WorkItems:
         store = self._put(marked, Audit(original_id, "COMPENSATION_STARTED", triggered_by))
         return store._put(WorkItem(new_id, compensates=original_id))
 
-    def apply(self, item_id: str, trigger: str) -> WorkItems:
-        """A lifecycle trigger on one item; a completing compensator marks its original."""
+    def apply(self, item_id: str, trigger: str, target: WorkItemStatus | None = None) -> WorkItems:
+        """A lifecycle trigger on one item; a compensator that becomes COMPLETED (by any
+        trigger) marks its original. ``resume`` goes back to the status the item was suspended
+        from; ``decline_delegation`` needs the caller's ``target`` (the delegator or the pool)."""
         item = self.get(item_id)
         if trigger == "resume":
-            target = fire(WORK_ITEM_TABLE, item.status, trigger, item.suspended_from)
-            item = attrs.evolve(item, status=target, suspended_from=None)
+            after = fire(WORK_ITEM_TABLE, item.status, trigger, item.suspended_from)
+            item = attrs.evolve(item, status=after, suspended_from=None)
         else:
-            target = fire(WORK_ITEM_TABLE, item.status, trigger)
-            saved = item.status if target is WorkItemStatus.SUSPENDED else None
-            item = attrs.evolve(item, status=target, suspended_from=saved)
+            after = fire(WORK_ITEM_TABLE, item.status, trigger, target)
+            if after is item.status:
+                return self  # a system call on a finished item returns it unchanged
+            saved = item.status if after is WorkItemStatus.SUSPENDED else None
+            item = attrs.evolve(item, status=after, suspended_from=saved)
         store = self._put(item)
         if item.status is WorkItemStatus.COMPLETED and item.compensates is not None:
             store = store._mark_compensated(item.compensates)

@@ -16,6 +16,7 @@ from rescind.reference.saga.bindings import (
 from rescind.reference.saga.errors import (
     CompensationCycle,
     MissingCompensationTarget,
+    OrphanCompensationBinding,
     SelfCompensatingBinding,
 )
 
@@ -68,15 +69,18 @@ def test_ch_s13_cycles_named_once(links: dict[str, str], cycle: tuple[str, ...])
         load_definition(d)
 
 
-def test_ch_s13_orphan_is_only_a_warning() -> None:
+def test_orphan_compensation_binding_refuses_the_set() -> None:
+    # CaseHub's validator returns the orphan in its error list and the YAML loader refuses
+    # any non-empty list (CompensationBindingValidationTest.orphanedCompensationBinding_...).
     d = definition(
         Binding("step-a", compensate="undo-a"),
         Binding("undo-a", compensation=True),
         Binding("spare", compensation=True),
     )
-    assert findings(d) == [("warning", "orphan_compensation_binding", "spare", ())]
-    assert validate_bindings(d).valid
-    load_definition(d)
+    assert findings(d) == [("error", "saga_binding_orphan", "spare", ())]
+    assert not validate_bindings(d).valid
+    with pytest.raises(OrphanCompensationBinding):
+        load_definition(d)
 
 
 def test_loading_stops_on_first_error_but_reports_all() -> None:

@@ -37,7 +37,6 @@ BINDINGS = {
         {"name": "charge", "compensate": "refund", "consumes": ["r"]},
         {"name": "release", "compensation": True},
         {"name": "refund", "compensation": True},
-        {"name": "spare", "compensation": True},
     ]
 }
 
@@ -81,10 +80,11 @@ def test_plan_selection_and_nothing_to_do(
     assert "no compensation task" in out and "complete: true" in out and "agentctl exit: OK" in out
 
 
-def test_validate_valid_with_warning(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["saga", "validate", write(tmp_path, BINDINGS)]) == 0
+def test_validate_valid_with_a_gap(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    gapped = {"bindings": [*BINDINGS["bindings"], {"name": "notify"}]}
+    assert main(["saga", "validate", write(tmp_path, gapped)]) == 0
     out = capsys.readouterr().out
-    assert "orphan_compensation_binding" in out and "valid: true" in out
+    assert "compensation_gap" in out and "valid: true" in out
     assert "code order (one at a time): charge, reserve" in out
     assert main(["saga", "validate", "--json", write(tmp_path, BINDINGS)]) == 0
     report = json.loads(capsys.readouterr().out)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from rescind.reference.saga.declarations import (
@@ -93,13 +95,19 @@ def test_ag_s15_workflow_invocation() -> None:
 
 
 def test_ag_s15_template_references() -> None:
-    body = '{"a":"{{ tasks.ghost.output }}","b":"{{ tasks.t.output.path }}","c":"{{ tasks.o.output }}"}'
+    body = (
+        '{"a":"${{ tasks.ghost.output }}","b":"${{ tasks.t.output.path }}",'
+        '"c":"${{ tasks.o.output }}"}'
+    )
     definition = WorkflowDefinition(
         (TaskDefinition("o", uses="action:write"), task(with_json=body)), ACTIONS
     )
     assert found(definition) == [("missing_template_task", "MissingReference", "ghost")]
-    bad = task(with_json='{"a":"prefix {{ inputs.x }}"}')
-    assert found(workflow(bad)) == [("invalid_template", "InvalidTemplate", "")]
+    for text in ("${{ inputs.x", "${{  }}", "${{ inputs }}", "${{ tasks.t.path }}", "${{ a.b }}"):
+        bad = task(with_json=json.dumps({"a": text}))
+        assert found(workflow(bad)) == [("invalid_template", "InvalidTemplate", "")], text
+    # agentctl's syntax needs the dollar sign; {{ ... }} alone is plain text.
+    assert found(workflow(task(with_json='{"a":"prefix {{ inputs.x }}"}'))) == []
 
 
 def test_agents_and_structural_tasks() -> None:
@@ -137,7 +145,7 @@ def test_planner_input_rejects_what_the_compiler_rejects() -> None:
     for declaration in (
         CompensateDeclaration(uses="agent:x"),
         CompensateDeclaration(uses="action:w", retry=RetryPolicy(0, 0)),
-        CompensateDeclaration(uses="action:w", with_json='"{{ nope }}"'),
+        CompensateDeclaration(uses="action:w", with_json='"${{ nope }}"'),
     ):
         with pytest.raises(SagaInvalidInput):
             SourceRun(

@@ -298,7 +298,7 @@ def test_generated_workflow() -> None:
     lineage = ag_s1(
         second=CompensateDeclaration(
             uses="action:restore",
-            with_json='{"path":"{{ inputs.p }}"}',
+            with_json='{"path":"${{ inputs.p }}"}',
             retry=RetryPolicy(3, 100),
             timeout_seconds=30,
         ),

@@ -338,24 +338,24 @@ def with_template(value: str, output: str | None) -> Lineage:
 
 def test_input_rendering() -> None:
     template = (
-        '{"path":"{{ tasks.first.output.path }}","mode":"{{inputs.mode}}",'
-        '"deep":"{{ memory.key.deep }}","note":"plain"}'
+        '{"path":"${{ tasks.first.output.path }}","mode":"${{inputs.mode}}",'
+        '"deep":"${{ memory.key.deep }}","note":"plain {{ kept }}"}'
     )
     result = plan(with_template(template, '{"path":"a.txt"}'))
     second = result.tasks[0]
     assert second.source_task_id == "second"
-    assert second.input_json == '{"deep":1,"mode":"safe","note":"plain","path":"a.txt"}'
+    assert second.input_json == '{"deep":1,"mode":"safe","note":"plain {{ kept }}","path":"a.txt"}'
 
 
 def test_input_unavailable_blocks_only_that_task() -> None:
-    result = plan(with_template('{"path":"{{ tasks.first.output.path }}"}', None))
+    result = plan(with_template('{"path":"${{ tasks.first.output.path }}"}', None))
     assert rules(result) == [("second", "compensation_input_unavailable", None)]
     assert order(result) == ["first"]
 
 
 def test_input_not_object_is_an_error() -> None:
     with pytest.raises(CompensationInputNotObject):
-        plan(with_template('"{{ tasks.first.output.path }}"', '{"path":"a.txt"}'))
+        plan(with_template('"${{ tasks.first.output.path }}"', '{"path":"a.txt"}'))
 
 
 def test_automatic_flag_and_cycles() -> None:
