@@ -1,8 +1,9 @@
 """One exception hierarchy for every failure Rescind reports.
 
-Each concrete error carries a stable snake_case ``code`` (the upstream variant name mapped, see
-docs/spec decision 4) and says whether it is *definite* (the effect certainly did not happen)
-or *indefinite* (it may have happened). Vectors and the driver protocol compare codes only.
+Each concrete error carries a stable snake_case ``code`` (the upstream error variant's name in
+snake_case: ``OperationIdentityMismatch`` is ``operation_identity_mismatch``) and says whether
+it is *definite* (the effect certainly did not happen) or *indefinite* (it may have happened).
+Vectors and the driver protocol compare codes only.
 
 Details never carry payload bytes: a string detail that is not identifier-shaped is replaced
 by its length, so a payload, a failure message or a key that failed validation cannot leak
