@@ -218,6 +218,18 @@ NUMBER_CASES = [
     Case("number.u64-above-i64", "CJ-17", "[9223372036854775808]", "fits u64 only"),
     Case("number.long-integer", "CJ-19", "[123456789012345678901234567890]", "30 digits"),
     Case(
+        "number.integer-5000-digits",
+        "CJ-19",
+        "[" + "1" * 5000 + "]",
+        "AP keeps a 5,000-digit integer as written; F64 overflows it (past any parser digit limit)",
+    ),
+    Case(
+        "number.negative-integer-5000-digits",
+        "CJ-19",
+        "[-" + "9" * 5000 + "]",
+        "the same for a negative integer",
+    ),
+    Case(
         "number.long-integer-fraction",
         "CJ-19",
         "[12345678901234567890.5]",
