@@ -41,6 +41,9 @@ class Check:
     run: Callable[[Driver], Outcome] = attrs.field(eq=False, repr=False)
     profile: str | None = None
     description: str = ""
+    provenance: str | None = None
+    """A vector check's provenance kind (``rescind.conformance.provenance``); ``None`` for
+    checks that are not golden vectors (reported as ``model``, see ``report.provenance_of``)."""
 
 
 @attrs.frozen

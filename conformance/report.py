@@ -7,7 +7,32 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
+from rescind.conformance.checks import Check
+from rescind.conformance.provenance import KINDS
 from rescind.conformance.runner import RunReport
+
+NOT_A_VECTOR = "model"
+"""The provenance label of checks that are not golden vectors (model proofs, saga refinement,
+differential exploration): their oracle is Rescind's own model or reference, run live."""
+
+PROVENANCE_LABELS: tuple[str, ...] = (*KINDS, NOT_A_VECTOR)
+SUMMARY_STATUSES: tuple[str, ...] = ("pass", "fail", "not-applicable")
+
+
+def provenance_of(check: Check) -> str:
+    return check.provenance if check.provenance is not None else NOT_A_VECTOR
+
+
+def counts_by_provenance(report: RunReport) -> dict[str, dict[str, int]]:
+    """Per provenance label (in ``PROVENANCE_LABELS`` order, present ones only): how many
+    checks passed, failed and were not applicable; ``other`` sums error, xfail and xpass."""
+    tally: dict[str, dict[str, int]] = {}
+    for result in report.results:
+        row = tally.setdefault(provenance_of(result.check), dict.fromkeys(SUMMARY_STATUSES, 0))
+        status = result.outcome.status
+        key = status if status in SUMMARY_STATUSES else "other"
+        row[key] = row.get(key, 0) + 1
+    return {label: tally[label] for label in PROVENANCE_LABELS if label in tally}
 
 
 def to_json(report: RunReport) -> dict[str, Any]:
@@ -18,6 +43,7 @@ def to_json(report: RunReport) -> dict[str, Any]:
         "passed": not report.failed and not report.harness_broken,
         "exitCode": report.exit_code(),
         "counts": report.counts(),
+        "countsByProvenance": counts_by_provenance(report),
         "harnessFailures": list(report.harness_failures),
         "seconds": round(report.seconds, 3),
         "checks": [
@@ -27,6 +53,7 @@ def to_json(report: RunReport) -> dict[str, Any]:
                 "rule": result.check.rule,
                 "source": result.check.source,
                 "capability": result.check.capability,
+                "provenance": provenance_of(result.check),
                 "status": result.outcome.status,
                 "message": result.outcome.message,
                 "seconds": round(result.outcome.seconds, 6),
@@ -80,6 +107,14 @@ def to_markdown(report: RunReport) -> str:
         "| status | checks |",
         "|---|---|",
         *(f"| {status} | {count} |" for status, count in sorted(counts.items())),
+        "",
+        "| provenance | pass | fail | not-applicable | other |",
+        "|---|---|---|---|---|",
+        *(
+            f"| {label} | {row['pass']} | {row['fail']} | {row['not-applicable']} "
+            f"| {row.get('other', 0)} |"
+            for label, row in counts_by_provenance(report).items()
+        ),
         "",
     ]
     if report.harness_failures:

@@ -183,6 +183,18 @@ def _tier(test: Mapping[str, Any]) -> Tier:
     return "should" if test["result"] == "acceptable" else "must"
 
 
+def profile_of(
+    document: Mapping[str, Any], group: Mapping[str, Any], test: Mapping[str, Any]
+) -> str:
+    """The number profile a test belongs to: its own, else its group's, else its file's.
+    The runner reports the check not-applicable to a driver that does not declare it."""
+    for holder in (test, group, document):
+        profile = holder.get("profile")
+        if isinstance(profile, str):
+            return profile
+    raise ValueError(f"{test.get('id')}: no profile in the test, its group or its file")
+
+
 def vector_checks() -> list[Check]:
     checks: list[Check] = []
     for document in load_vector_files():
@@ -201,7 +213,9 @@ def vector_checks() -> list[Check]:
                         capability=binding.capability,
                         source=document["topic"],
                         run=runner,
+                        profile=profile_of(document, group, test),
                         description=test["comment"],
+                        provenance=test["provenance"]["kind"],
                     )
                 )
                 informative = test["expected"].get("f64")
@@ -231,4 +245,5 @@ def _profile_check(
         run=run,
         profile="splash-v5-f64",
         description=f"{test['comment']} (splash-v5-f64)",
+        provenance=test["provenance"]["kind"],
     )

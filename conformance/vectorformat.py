@@ -13,6 +13,12 @@ object, an ``expected`` object and a tri-state ``result``:
 * ``invalid``    the implementation must reject with ``expected.error`` (an error code);
 * ``acceptable`` either behaviour is conformant (``expected`` shows upstream's).
 
+Every test also carries its ``provenance`` (``rescind.conformance.provenance``: where the
+expectation comes from, with a citation) and belongs to one number ``profile``: the file's
+(``splash-v5``) unless the test names another; a test whose request asks for a profile
+(``input.profile``, or ``input.setup.profile`` for traces) belongs to that one. Drivers that
+do not declare a test's profile get it as not-applicable.
+
 Vector files are written by ``rescind vectors export`` only; the bytes are a pure function of
 the reference, so regeneration is byte-identical.
 """
@@ -26,9 +32,13 @@ from typing import Any, Literal
 
 import attrs
 
+from rescind.conformance.provenance import KINDS, MEANINGS, Provenance
+
 SUITE = "rescind-vectors"
 SUITE_VERSION = "1.0.0"
 PROFILE = "splash-v5"
+PROFILES: tuple[str, ...] = (PROFILE, "splash-v5-f64")
+"""The normative number profile and the informative one (docs/spec/canonical.md)."""
 
 Result = Literal["valid", "invalid", "acceptable"]
 RESULTS: tuple[str, ...] = ("valid", "invalid", "acceptable")
@@ -101,17 +111,51 @@ class VectorTest:
     expected: Mapping[str, Any]
     result: str = attrs.field(validator=_check_result)
     flags: tuple[str, ...] = attrs.field(default=(), converter=string_tuple, validator=_check_flags)
+    provenance: Provenance = attrs.field(
+        kw_only=True, validator=attrs.validators.instance_of(Provenance)
+    )
+    profile: str | None = attrs.field(
+        kw_only=True, validator=attrs.validators.optional(attrs.validators.in_(PROFILES))
+    )
+    """``None``: the file's profile. Defaults to the profile the input requests."""
+
+    @profile.default
+    def _requested(self) -> str | None:
+        return requested_profile(self.input)
+
+    def __attrs_post_init__(self) -> None:
+        requested = requested_profile(self.input)
+        if requested is not None and requested != self.profile:
+            raise ValueError(f"{self.id}: input asks for {requested}, test says {self.profile}")
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        body: dict[str, Any] = {
             "id": self.id,
             "rule": self.rule,
             "comment": self.comment,
             "flags": list(self.flags),
-            "input": dict(self.input),
-            "expected": dict(self.expected),
-            "result": self.result,
         }
+        if self.profile is not None:
+            body["profile"] = self.profile
+        body.update(
+            {
+                "input": dict(self.input),
+                "expected": dict(self.expected),
+                "result": self.result,
+                "provenance": self.provenance.to_json(),
+            }
+        )
+        return body
+
+
+def requested_profile(test_input: Mapping[str, Any]) -> str | None:
+    """The profile a vector's request names: ``input.profile`` or ``input.setup.profile``."""
+    setup = test_input.get("setup")
+    for holder in (test_input, setup if isinstance(setup, Mapping) else {}):
+        value = holder.get("profile")
+        if value is not None:
+            return str(value)
+    return None
 
 
 @attrs.frozen
@@ -170,6 +214,7 @@ class VectorFile:
             "numberOfTests": sum(1 for _ in self.tests),
             "header": list(self.header),
             "notes": {note.name: note.to_json() for note in sorted(self.notes, key=_name)},
+            "provenanceKinds": {kind: MEANINGS[kind] for kind in KINDS},
             "testGroups": [group.to_json() for group in self.groups],
         }
 
@@ -179,7 +224,9 @@ Row = tuple[str, str, str, tuple[str, ...], str, Mapping[str, Any]]
 
 
 def test_from_row(
-    row: Row, expected_of: Callable[[Mapping[str, Any]], tuple[str, Mapping[str, Any]]]
+    row: Row,
+    expected_of: Callable[[Mapping[str, Any]], tuple[str, Mapping[str, Any]]],
+    provenance: Provenance,
 ) -> VectorTest:
     """A vector whose expectation the reference computes; refuses to build when the
     reference's result kind differs from the one the case was written for."""
@@ -187,7 +234,7 @@ def test_from_row(
     result, expected = expected_of(case)
     if result != intended:
         raise ValueError(f"{test_id}: reference gives {result} {expected}, row says {intended}")
-    return VectorTest(test_id, rule, comment, case, expected, result, flags)
+    return VectorTest(test_id, rule, comment, case, expected, result, flags, provenance=provenance)
 
 
 def _name(flag: Flag) -> str:

@@ -19,7 +19,8 @@ from typing import Any
 
 import jsonschema
 
-from rescind.conformance.vectorformat import RESULTS, VectorFile, VectorTest, render
+from rescind.conformance.provenance import KINDS
+from rescind.conformance.vectorformat import PROFILES, RESULTS, VectorFile, VectorTest, render
 from rescind.conformance.vectorretired import Retirement, retired_by_id
 from rescind.conformance.vectorsets import discover
 
@@ -40,6 +41,8 @@ def inside_installation(directory: Path) -> bool:
 
 
 def meaning(test: VectorTest | Mapping[str, Any]) -> str:
+    """Digest of what a test asks and answers. Provenance, profile, comment and flags stay out:
+    they describe the evidence and the audience, so better evidence never forces a new ID."""
     body = test.to_json() if isinstance(test, VectorTest) else dict(test)
     core = {key: body[key] for key in ("input", "expected", "result")}
     text = json.dumps(core, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
@@ -56,7 +59,18 @@ def file_schema(vector_file: VectorFile) -> dict[str, Any]:
         "input": {"type": "object"},
         "expected": {"type": "object"},
         "result": {"enum": list(RESULTS)},
+        "provenance": {
+            "type": "object",
+            "required": ["kind", "citation"],
+            "additionalProperties": False,
+            "properties": {
+                "kind": {"enum": list(KINDS)},
+                "citation": {"type": "string", "minLength": 1},
+            },
+        },
     }
+    required = list(test_properties)
+    test_properties["profile"] = {"enum": list(PROFILES)}
     for part in ("input", "expected"):
         if part in vector_file.test_schema:
             test_properties[part] = vector_file.test_schema[part]
@@ -73,6 +87,7 @@ def file_schema(vector_file: VectorFile) -> dict[str, Any]:
             "numberOfTests",
             "header",
             "notes",
+            "provenanceKinds",
             "testGroups",
         ],
         "additionalProperties": False,
@@ -93,6 +108,12 @@ def file_schema(vector_file: VectorFile) -> dict[str, Any]:
                     "properties": {"bugClass": {"type": "string"}, "effect": {"type": "string"}},
                 },
             },
+            "provenanceKinds": {
+                "type": "object",
+                "required": list(KINDS),
+                "additionalProperties": False,
+                "properties": {kind: {"type": "string"} for kind in KINDS},
+            },
             "testGroups": {
                 "type": "array",
                 "items": {
@@ -104,7 +125,7 @@ def file_schema(vector_file: VectorFile) -> dict[str, Any]:
                             "type": "array",
                             "items": {
                                 "type": "object",
-                                "required": list(test_properties),
+                                "required": required,
                                 "additionalProperties": False,
                                 "properties": test_properties,
                             },

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from rescind.conformance.provenance import Provenance, derived, observed
 from rescind.conformance.vectorformat import VectorTest
 from rescind.conformance.vectorsets._storage_harness import run_open, run_tag
 from rescind.reference.storage.envelope import encode_payload
@@ -31,11 +32,25 @@ JOURNAL_ENVELOPE = (
 )
 
 
+EVIDENCE: dict[str, Provenance] = {
+    "tag.known-answer.worker-journal": observed(
+        "out_other.txt", "envelope", "manual storage tag", scope="after `--- AP extra`"
+    ),
+    "open.known-answer.worker-journal": derived(
+        "ST-6", note="opens the envelope of out_other.txt row `envelope`, which upstream sealed"
+    ),
+}
+"""Cases with evidence beyond their rule; every other case is derived from its rule."""
+
+
 def vector(
     test_id: str, rule: str, comment: str, inp: dict[str, Any], expected: dict[str, Any], flags: Any
 ) -> VectorTest:
     result = "invalid" if "error" in expected else "valid"
-    return VectorTest(test_id, rule, comment, inp, expected, result, tuple(flags))
+    provenance = EVIDENCE.get(test_id) or derived(rule)
+    return VectorTest(
+        test_id, rule, comment, inp, expected, result, tuple(flags), provenance=provenance
+    )
 
 
 # --- tags -------------------------------------------------------------------------------------

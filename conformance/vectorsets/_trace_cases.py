@@ -14,6 +14,7 @@ from typing import Any
 import attrs
 
 from rescind.conformance.interpreters.worker_trace import run_trace
+from rescind.conformance.provenance import Provenance
 from rescind.conformance.vectorformat import VectorTest, string_tuple
 from rescind.conformance.vectorsets._worker_fixtures import STANDARD_GRANTS
 
@@ -85,7 +86,7 @@ def outcome_code(outcome: Mapping[str, Any]) -> str:
     return OK if "result" in outcome else str(outcome["error"])
 
 
-def vector(case: Case) -> VectorTest:
+def vector(case: Case, provenance: Provenance) -> VectorTest:
     """The exported test; raises if the reference disagrees with the intended outcomes."""
     document = trace_input(case)
     expected = run_trace(document)
@@ -103,6 +104,7 @@ def vector(case: Case) -> VectorTest:
         expected=expected,
         result="valid",
         flags=case.flags,
+        provenance=provenance,
     )
 
 

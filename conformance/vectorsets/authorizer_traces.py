@@ -6,15 +6,18 @@ so later steps can validate results against it or hand it to the journal. Traces
 worker edge cases 37-41 and the probe's authorizer rows ("calls after op" to "comp other
 scope"); counters are reported by ``counters`` steps and in every checkpoint.
 
-A comment that ends with ``upstream-code: ...`` names the upstream source the case rests on
-(repository, commit, path, symbol), in the shape a ``provenance`` field will take.
+Each trace's ``provenance`` says where its outcomes come from (``EVIDENCE``): the four result
+check-order traces rest on upstream's result validation code; the probe traces extend probe
+sequences with steps upstream did not run, so they are derived, and their citation names the
+probe rows that back some steps.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from rescind.conformance.vectorformat import Flag, VectorFile, VectorGroup
+from rescind.conformance.provenance import Provenance, derived, edge_case_note, splash_code
+from rescind.conformance.vectorformat import Flag, VectorFile, VectorGroup, VectorTest
 from rescind.conformance.vectorsets._journal_requests import NEW_GRANT_FP, REQUESTS, TOTAL_42
 from rescind.conformance.vectorsets._trace_cases import (
     TRACE_EXPECTED_SCHEMA,
@@ -41,12 +44,13 @@ from rescind.conformance.vectorsets._worker_fixtures import (
 
 TOPIC = "authorizer-traces"
 
-UPSTREAM_PROTOCOL = "ymote/Splash 623d57c crates/splash-protocol/src/lib.rs"
+UPSTREAM_PROTOCOL = "crates/splash-protocol/src/lib.rs"
 
 
-def upstream_code(symbol: str) -> str:
-    """A citation of upstream's protocol source, ready to become ``upstream-code`` provenance."""
-    return f"upstream-code: {UPSTREAM_PROTOCOL} {symbol}"
+def upstream_code(symbol: str) -> Provenance:
+    """A case read off one function of upstream's protocol source: every step's outcome
+    follows from the order of its checks."""
+    return splash_code(UPSTREAM_PROTOCOL, symbol)
 
 
 NO_COMP_FP = "24867a5828034ba6bc90e352306b61f65a32266c8cba8820d486612d96a72cbb"
@@ -321,8 +325,7 @@ RESULTS = [
     _case(
         "authorizer.operation-result-check-order",
         "AU-10",
-        "the result's own validation, then its session against the manifest, then correlation, then duplicate, then the status against the grant; "
-        + upstream_code("SessionAuthorizer::validate_operation_result"),
+        "the result's own validation, then its session against the manifest, then correlation, then duplicate, then the status against the grant",
         [
             s("authorize_operation", request="add", as_="d1"),
             s("validate_operation_result", "invalid_operation_failure", authorized="d1", result=RESULT_EMPTY_FAILURE),
@@ -336,8 +339,7 @@ RESULTS = [
     _case(
         "authorizer.operation-result-foreign-session",
         "AU-10",
-        "an operation result naming another session: provenance and the result's own validation first, then unknown_session before correlation and before duplicate; nothing is marked completed; "
-        + upstream_code("SessionAuthorizer::validate_operation_result"),
+        "an operation result naming another session: provenance and the result's own validation first, then unknown_session before correlation and before duplicate; nothing is marked completed",
         [
             s("authorize_operation", request="add", as_="d1"),
             s("validate_operation_result", "authorization_provenance_mismatch", authorized="d1", result=RESULT_OTHER_SESSION, authorizer="b"),
@@ -355,8 +357,7 @@ RESULTS = [
     _case(
         "authorizer.reconciliation-result-foreign-session",
         "AU-10",
-        "a reconciliation result naming another session: provenance and the result's own validation first, then unknown_session before correlation and before duplicate; nothing is marked completed; "
-        + upstream_code("SessionAuthorizer::validate_reconciliation_result"),
+        "a reconciliation result naming another session: provenance and the result's own validation first, then unknown_session before correlation and before duplicate; nothing is marked completed",
         [
             s("authorize_reconciliation", request="rec", as_="r1"),
             s("validate_reconciliation_result", "authorization_provenance_mismatch", authorized="r1", result=REC_RESULT_OTHER_SESSION, authorizer="b"),
@@ -374,8 +375,7 @@ RESULTS = [
     _case(
         "authorizer.compensation-result-foreign-session",
         "AU-10",
-        "a compensation result naming another session: provenance and the result's own validation first, then unknown_session before the eight-field match and before duplicate; nothing is marked completed; "
-        + upstream_code("SessionAuthorizer::validate_compensation_result"),
+        "a compensation result naming another session: provenance and the result's own validation first, then unknown_session before the eight-field match and before duplicate; nothing is marked completed",
         [
             s("authorize_compensation", request="undo", as_="c1"),
             s("validate_compensation_result", "authorization_provenance_mismatch", authorized="c1", result=CMP_RESULT_OTHER_SESSION, authorizer="b"),
@@ -475,13 +475,80 @@ NOTES = [
 ]
 
 
+def _partly(rule: str, rows: str, missing: str) -> Provenance:
+    return derived(rule, note=f"{rows}; {missing} upstream did not run")
+
+
+EVIDENCE: dict[str, Provenance] = {
+    "authorizer.operation-result-check-order": upstream_code(
+        "SessionAuthorizer::validate_operation_result"
+    ),
+    "authorizer.operation-result-foreign-session": upstream_code(
+        "SessionAuthorizer::validate_operation_result"
+    ),
+    "authorizer.reconciliation-result-foreign-session": upstream_code(
+        "SessionAuthorizer::validate_reconciliation_result"
+    ),
+    "authorizer.compensation-result-foreign-session": upstream_code(
+        "SessionAuthorizer::validate_compensation_result"
+    ),
+    "authorizer.probe.call-budget": _partly(
+        "AU-2",
+        "steps 1, 4 and 5 are out_ap.txt rows `calls after op`, `third op (max_calls 2)` and "
+        "`dup request id after exhausted`",
+        "the duplicate before exhaustion (step 2)",
+    ),
+    "authorizer.probe.input-checks": _partly(
+        "AU-2",
+        "steps 0 to 4 are out_ap.txt rows `format mismatch`, `input too large`, `input exactly "
+        "128`, `input 129` and `calls after too-large`",
+        "the scalar payload (step 5)",
+    ),
+    "authorizer.probe.session-and-tool": _partly(
+        "AU-2",
+        "steps 0 and 1 are out_ap.txt rows `wrong session` and `unknown tool`",
+        "the counters after them (step 2)",
+    ),
+    "authorizer.probe.reconciliation-spends-no-budget": _partly(
+        "AU-5",
+        "steps 1 and 4 are out_other.txt rows `reconcile unknown tool` and `reconcile calls_for u`",
+        "steps 2 and 3",
+    ),
+    "authorizer.probe.compensation-budget": _partly(
+        "AU-7",
+        "steps 0 to 9 are out_ap.txt rows `comp stale fp` to `comp other scope (budget 1)`",
+        "the other compensation key and the last counters (steps 10 and 11)",
+    ),
+    "authorizer.compensation-identity-survives-journal-refusal": derived(
+        "AU-8",
+        note="steps 4, 6 and 7 mirror out_other.txt block 3 rows `compensate while running` and "
+        "`compensate same identity new id after success (budget 1 already reserved by c1)`, "
+        "which upstream ran through a WorkerSession rather than these calls",
+    ),
+    "authorizer.provenance": _partly(
+        "AU-10",
+        "step 5 is out_other.txt row `journal accepts token from another authorizer`",
+        "the result checks around it",
+    ),
+}
+"""Traces with evidence beyond their rule; the others are derived from it."""
+
+
+def provenance_of(case: Case) -> Provenance:
+    return EVIDENCE.get(case.id) or derived(case.rule, note=edge_case_note(case.id))
+
+
+def _vectors(cases: list[Case]) -> list[VectorTest]:
+    return [vector(case, provenance_of(case)) for case in cases]
+
+
 def build() -> VectorFile:
     groups = [
-        VectorGroup("authorizer-dispatch", [vector(case) for case in DISPATCH]),
-        VectorGroup("authorizer-reconciliation", [vector(case) for case in RECONCILIATION]),
-        VectorGroup("authorizer-compensation", [vector(case) for case in COMPENSATION]),
-        VectorGroup("authorizer-capacity", [vector(case) for case in CAPACITY]),
-        VectorGroup("authorizer-results", [vector(case) for case in RESULTS]),
+        VectorGroup("authorizer-dispatch", _vectors(DISPATCH)),
+        VectorGroup("authorizer-reconciliation", _vectors(RECONCILIATION)),
+        VectorGroup("authorizer-compensation", _vectors(COMPENSATION)),
+        VectorGroup("authorizer-capacity", _vectors(CAPACITY)),
+        VectorGroup("authorizer-results", _vectors(RESULTS)),
     ]
     return VectorFile(
         topic=TOPIC,

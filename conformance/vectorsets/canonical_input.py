@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rescind.conformance import operations
+from rescind.conformance.provenance import Provenance, assumed, derived, joined, observed
 from rescind.conformance.vectorformat import Flag, VectorFile, VectorGroup, VectorTest
 from rescind.conformance.vectorsets._canonical_cases import (
     ESCAPE_CASES,
@@ -122,6 +123,77 @@ def evaluate(case: Case, mode: NumberMode) -> dict[str, Any]:
     return operations.expected("canonical.input", request)
 
 
+_COMPUTED = "bytes, size and fingerprints computed from that text by the reference (CJ-25 to CJ-28)"
+_HOST_FP = "hostInputFingerprint (when there is one) computed by the reference (CJ-28)"
+
+
+def _depth_rows() -> dict[str, tuple[str, str]]:
+    """Depth cases and the probe row printing their outcome (and size when accepted)."""
+    rows = {}
+    for count, depth in ((30, 31), (31, 32), (32, 33)):
+        rows[f"depth.arrays-{count}-object"] = (
+            f"{count} arrays around {{}} (total container depth {depth})",
+            "CJ-23",
+        )
+        rows[f"depth.arrays-{count}-scalar"] = (
+            f"{count} arrays around scalar 1 (scalar depth {depth})",
+            "CJ-23",
+        )
+    rows["depth.arrays-31-array"] = ("31 arrays around []", "CJ-23")
+    rows["depth.arrays-32-array"] = ("32 arrays around []", "CJ-23")
+    rows["depth.objects-32"] = ("32 nested objects", "CJ-23")
+    rows["depth.objects-33"] = ("33 nested objects", "CJ-23")
+    return rows
+
+
+def _probed(case: Case) -> Provenance | None:
+    """The probe rows that show this case's answer, when there are any.
+
+    Only ``UpstreamProbe`` cases have rows; what a row does not print (the host fingerprint,
+    and bytes derived from a printed canonical text) is named in the citation's scope."""
+    probe_name = {entry[0]: name for name, entry in PROBE_JSON.items()}.get(case.id)
+    if probe_name is not None:
+        return joined(
+            observed("out_ap.txt", f"JSON {probe_name}", scope=_HOST_FP),
+            observed("out_noap.txt", f"JSON {probe_name}", scope="the splash-v5-f64 answer"),
+        )
+    if case.id.startswith("text.") and "UpstreamProbe" in case.flags:
+        return observed("out_ap.txt", f"TEXT {case.id.removeprefix('text.')}", scope=_HOST_FP)
+    if case.id.startswith("number.") and "UpstreamProbe" in case.flags:
+        assert case.text is not None
+        label = f"num {case.text.strip('[]')}"
+        return observed(
+            "out_other.txt", label, scope=f"after `--- AP extra` (AP), before it (f64); {_COMPUTED}"
+        )
+    if case.id.startswith("root.") and "UpstreamProbe" in case.flags:
+        return observed("out_ap.txt", f"root {case.text}")
+    depth = _depth_rows().get(case.id)
+    if depth is not None:
+        return observed("out_ap.txt", depth[0], scope=f"outcome and size; {_COMPUTED}")
+    if case.id in ("parse.nesting-128", "parse.nesting-129"):
+        return observed("out_ap.txt", f"parse {case.id.rsplit('-', 1)[1]} nested arrays")
+    return None
+
+
+def provenance_of(case: Case) -> Provenance:
+    probed = _probed(case)
+    if probed is not None:
+        return probed
+    if "UnprobedReading" in case.flags:
+        return assumed(
+            "how serde_json 1.0.150 reads this form of the reserved number key was not run, only "
+            "reasoned about (CJ-11); the reference's answer is assumed, so either outcome conforms"
+        )
+    if case.id.startswith("parse.nesting-"):
+        return derived(
+            case.rule,
+            "CJ-23",
+            note="out_other.txt rows `parse 126 nested arrays` and `parse 127 nested arrays` "
+            "show only that the parser accepts the text; the depth error is CJ-23's",
+        )
+    return derived(case.rule)
+
+
 def to_test(case: Case) -> VectorTest:
     expected = evaluate(case, NumberMode.AP)
     flags = list(case.flags)
@@ -145,6 +217,7 @@ def to_test(case: Case) -> VectorTest:
         expected=expected,
         result=result,
         flags=tuple(flags),
+        provenance=provenance_of(case),
     )
 
 

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from rescind.conformance.interpreters.frame_trace import run_frame_trace
+from rescind.conformance.provenance import Provenance, derived, observed
 from rescind.conformance.vectorformat import Flag, VectorFile, VectorGroup, VectorTest
 from rescind.conformance.vectorsets._worker_fixtures import (
     GRANT_MATH,
@@ -294,6 +295,66 @@ BOOTSTRAP_ROWS: list[Row] = [
 # fmt: on
 
 
+_AP = "out_ap.txt"
+_OTHER = "out_other.txt"
+_MSG_ROW = "the arrow line under it"
+_AUTH_TEXT = "auth_payload computed by the reference (FR-2)"
+
+
+def _both_sections(label: str) -> Provenance:
+    return observed(_OTHER, label, scope="both sections")
+
+
+PROBED: dict[str, Provenance] = {
+    "message.probe.dispatch": observed(_AP, "dispatch msg json"),
+    "message.probe.compensate": observed(_AP, "compensate msg json"),
+    "message.probe.compensation-result": observed(_AP, "compensation result json"),
+    "message.probe.operation-result": observed(_AP, "operation result json"),
+    "message.probe.reconcile": observed(_AP, "reconcile msg json"),
+    "message.probe.reconciled": observed(_AP, "reconciled msg json"),
+    "message.probe.close-session": observed(_AP, "frame", scope="the message member of the frame"),
+    "message.probe.dispatch-unknown-field": observed(
+        _AP, 'msg {"type":"dispatch_operation"', scope=_MSG_ROW
+    ),
+    "message.probe.reconcile-unknown-field": observed(
+        _AP, 'msg {"type":"reconcile_operation"', scope=_MSG_ROW
+    ),
+    "message.probe.close-session-version-4": observed(
+        _AP, 'msg {"type":"close_session","protocol_version":4', scope=_MSG_ROW
+    ),
+    "message.probe.close-session-extra-field": observed(
+        _AP, 'msg {"type":"close_session","protocol_version":5', scope=_MSG_ROW
+    ),
+    "message.probe.payload-duplicate-key": _both_sections("frame dup keys in payload value"),
+    "message.probe.duplicate-request-id": _both_sections("frame dup request_id"),
+    "tag.probe.host-close-seq-1": observed(_AP, "frame", "auth payload guess", "manual tag"),
+    "tag.probe.worker-close-seq-1": observed(
+        _AP, "worker frame", "manual worker tag", scope=_AUTH_TEXT
+    ),
+    "tag.probe.host-dispatch-seq-2": observed(
+        _OTHER, "host seq2 dispatch frame", scope=f"its auth_tag; {_AUTH_TEXT}"
+    ),
+    "trace.probe.sequence-zero": _both_sections("seq 0"),
+    "trace.probe.uppercase-tag": _both_sections("uppercase tag"),
+    "bootstrap.probe.encode": observed(_AP, "bootstrap hex"),
+}
+"""Vectors whose answer probe rows print; every other vector is derived from its rule."""
+
+
+def _provenance(test_id: str, rule: str) -> Provenance:
+    if test_id == "trace.probe.close-then-dispatch":
+        return derived(
+            rule,
+            note="steps 0 to 2 are out_ap.txt rows `frame` and `worker open` and out_other.txt "
+            "row `host seq2 dispatch frame`; upstream did not open the second frame (step 3)",
+        )
+    if test_id == "tag.host-ledger.reconcile":
+        return derived(rule, "FR-2", note="a known answer computed from the recipe; no probe row")
+    if test_id == "bootstrap.probe.decode":
+        return derived(rule, note="decodes the bytes of out_ap.txt row `bootstrap hex`")
+    return PROBED.get(test_id) or derived(rule)
+
+
 def _row_vector(row: Row, runner: Callable[[Mapping[str, Any]], dict[str, Any]]) -> VectorTest:
     test_id, rule, intended, flags, comment, case = row
     try:
@@ -302,7 +363,8 @@ def _row_vector(row: Row, runner: Callable[[Mapping[str, Any]], dict[str, Any]])
         result, expected = "invalid", {"error": error.code}
     if result != intended:
         raise AssertionError(f"{test_id}: intended {intended}, reference gives {expected}")
-    return VectorTest(test_id, rule, comment, case, expected, result, flags)
+    provenance = _provenance(test_id, rule)
+    return VectorTest(test_id, rule, comment, case, expected, result, flags, provenance=provenance)
 
 
 def _trace_vector(row: TraceRow) -> VectorTest:
@@ -311,7 +373,10 @@ def _trace_vector(row: TraceRow) -> VectorTest:
     codes = tuple("ok" if "result" in step else step["error"] for step in expected["steps"])
     if codes != intended:
         raise AssertionError(f"{test_id}: intended {intended}, reference gives {codes}")
-    return VectorTest(test_id, rule, comment, trace, expected, "valid", flags)
+    provenance = _provenance(test_id, rule)
+    return VectorTest(
+        test_id, rule, comment, trace, expected, "valid", flags, provenance=provenance
+    )
 
 
 NOTES = [

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from rescind.conformance.provenance import Provenance, derived, observed
 from rescind.conformance.vectorformat import (
     Flag,
     VectorFile,
@@ -431,8 +432,103 @@ TEST_SCHEMA: dict[str, Any] = {
 }
 
 
+_AP = "out_ap.txt"
+_FP_COMPUTED = "fingerprint computed by the reference (GR-15)"
+_ENCODED_COMPUTED = "the grant's encoding and fingerprint computed by the reference (GR-13, GR-15)"
+_OTHER_MEMBERS = "the row does not print the probe's other grant members"
+
+
+def _fp_pair(label: str) -> Provenance:
+    return observed(_AP, label, "fp", scope="the `fp` row right after it")
+
+
+PROBED: dict[str, Provenance] = {
+    "grant.fp.upstream-compensation-grant": _fp_pair("grant json"),
+    "grant.fp.upstream-compensation-grant-no-budget": _fp_pair("grant(no comp) json"),
+    "grant.fp.upstream-worker-test-grant": _fp_pair("worker test grant json"),
+    "grant.fp.json-release-publish-limit-1": _fp_pair("release.publish json"),
+    "grant.fp.multi-resource-kind-order": _fp_pair("multi-resource json"),
+    "grant.fp.probe-text-echo-output-16": observed(
+        "out_other.txt",
+        "compensate same identity new id after success (budget 1 already reserved by c1)",
+        scope="the grant_fingerprint of block 3's grant; its encoding computed (GR-13)",
+    ),
+    "grant.fp.absent-optional-members-default": observed(
+        _AP, "grant defaults roundtrip", scope=f"the encoding; {_FP_COMPUTED}"
+    ),
+    "grant.validate.max-calls-zero": observed(_AP, "max_calls 0", scope=_OTHER_MEMBERS),
+    "grant.validate.max-output-zero": observed(_AP, "max_output 0", scope=_OTHER_MEMBERS),
+    "grant.validate.sixty-five-selectors": observed(
+        _AP, "65 resources", "comp fp of invalid grant"
+    ),
+    "grant.attenuate.max-calls-zero": observed(_AP, "atten max_calls 0", scope=_OTHER_MEMBERS),
+    "grant.attenuate.compensations-to-zero": observed(
+        _AP, "atten max_compensations 0 (ok)", scope=f"acceptance and the 0; {_ENCODED_COMPUTED}"
+    ),
+    "grant.attenuate.zero-before-widening": observed(_AP, "atten widen + zero both"),
+    "grant.attenuate.widening-before-expansion": observed(
+        _AP, "atten widen calls + expand resources"
+    ),
+    "grant.attenuate.resources-empty-set": observed(
+        _AP, "atten resources empty set", scope=f"acceptance and the empty set; {_ENCODED_COMPUTED}"
+    ),
+    "grant.attenuation.default-json": observed(_AP, "GrantAttenuation default json"),
+    "manifest.attenuation.default-json": observed(_AP, "ManifestAttenuation default json"),
+    "manifest.validate.upstream-single-grant": observed(_AP, "manifest json"),
+    "manifest.attenuate.unknown-tool-in-grants": observed(
+        _AP, "manifest atten unknown tool in grants"
+    ),
+    "manifest.attenuate.allowed-tool-not-token": observed(
+        _AP, "manifest atten invalid token in allowed_tools"
+    ),
+    "manifest.attenuate.dropped-tool-restriction-ignored": observed(
+        _AP,
+        "manifest atten restriction for tool dropped by allowed_tools",
+        scope="acceptance with one grant kept; the manifest text computed by the reference (GR-23)",
+    ),
+    **{
+        f"token.selector.{name}": observed(
+            _AP, f"token {label}", scope="the resource text computed (GR-9)" if valid else ""
+        )
+        for name, label, valid in (
+            ("single-letter", '"a" (len 1)', True),
+            ("uppercase", '"A" (len 1)', False),
+            ("space", '"a b" (len 3)', False),
+            ("slash", '"a/b" (len 3)', False),
+            ("colon", '"a:b" (len 3)', False),
+            ("punctuation", '"a.b_c-d" (len 7)', True),
+            ("non-ascii", '"\u00e9" (len 2)', False),
+            ("128-bytes", '"<long>" (len 128)', True),
+            ("129-bytes", '"<long>" (len 129)', False),
+            ("empty", '"" (len 0)', False),
+        )
+    },
+    **{
+        f"compensation-key.{name}": observed(_AP, f'compensation key "{key}"')
+        for name, key in (
+            ("bare-prefix", "cmp-"),
+            ("prefixed", "cmp-x"),
+            ("missing-hyphen", "cmpx"),
+            ("uppercase-is-token-error", "CMP-x"),
+            ("operation-prefix", "op-x"),
+        )
+    },
+    **{
+        f"grant-fingerprint.{name}": observed(_AP, f"grant fp {label}")
+        for name, label in (
+            ("lowercase-64", '"00"..len 64'),
+            ("uppercase", '"AA"..len 64'),
+            ("63-chars", '"00"..len 63'),
+            ("non-hex", '"gg"..len 64'),
+        )
+    },
+}
+"""Vectors whose answer a probe row prints; every other vector is derived from its rule."""
+
+
 def _test(row: Row) -> VectorTest:
-    return test_from_row(row, expected_of)
+    test_id, rule = row[0], row[1]
+    return test_from_row(row, expected_of, PROBED.get(test_id) or derived(rule))
 
 
 def build() -> VectorFile:

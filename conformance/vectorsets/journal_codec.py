@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rescind.conformance.interpreters.worker_trace import text_of
+from rescind.conformance.provenance import Provenance, derived, observed
 from rescind.conformance.vectorformat import Flag, VectorFile, VectorGroup, VectorTest
 from rescind.reference.errors import RescindError
 from rescind.reference.numbers import NumberMode
@@ -214,6 +215,62 @@ NOTES = [
 ]
 
 
+# The probe's loading rows print Ok("OK") or the error of loading exactly these texts.
+LOADING_ROWS = {
+    "codec.probe.roundtrip": "roundtrip",
+    "codec.probe.pending": "pending",
+    "codec.probe.format-version-1": "v1",
+    "codec.probe.format-version-3": "v3",
+    "codec.probe.format-version-2-point-0": "v2.0",
+    "codec.probe.format-version-256": "v256",
+    "codec.probe.unknown-top-level-field": "unknown top",
+    "codec.probe.unknown-record-field": "unknown record field",
+    "codec.probe.missing-compensation": "missing compensation",
+    "codec.probe.duplicate-scope": "dup scope",
+    "codec.probe.state-extra-field": "state extra field",
+    "codec.probe.state-duplicate-tag": "state dup tag",
+    "codec.probe.state-unknown-variant": "state unknown",
+    "codec.probe.state-succeeded-without-payload": "state succeeded no payload",
+    "codec.probe.state-failed-empty": "state failed empty",
+    "codec.probe.state-failed-4096": "state failed 4096",
+    "codec.probe.state-failed-4097": "state failed 4097",
+    "codec.probe.state-succeeded-scalar": "state succeeded scalar",
+    "codec.probe.state-succeeded-text": "state succeeded text",
+    "codec.probe.state-as-string": "state as string",
+    "codec.probe.uppercase-fingerprint": "uppercase fp",
+    "codec.probe.bad-scope": "bad scope",
+    "codec.probe.whitespace": "whitespace",
+    "codec.probe.trailing-characters": "trailing",
+    "codec.probe.trailing-whitespace": "trailing ws",
+    "codec.probe.duplicate-operation-key": "dup op key",
+    "codec.probe.compensation-on-pending-operation": "comp on pending op",
+    "codec.probe.compensation-bad-key": "comp bad key",
+    "codec.probe.64-records": "64 records",
+    "codec.probe.65-records": "65 records",
+    "codec.probe.empty-string": "empty string",
+    "codec.probe.scope-check-mismatch": "scope check",
+    "codec.probe.scope-check-invalid-expected": "scope check invalid expected",
+}
+_REENCODED = "the re-encoding of a loaded journal computed by the reference (WJ-1)"
+
+
+def provenance_of(test_id: str, rule: str, result: str) -> Provenance:
+    scope = _REENCODED if result == "valid" and test_id != "codec.probe.roundtrip" else ""
+    if test_id == "codec.probe.pending":
+        scope = f"the loading row (Ok), not the journal text of that label; {scope}"
+    if test_id in LOADING_ROWS:
+        return observed("out_ap.txt", LOADING_ROWS[test_id], scope=scope)
+    if test_id == "codec.empty":
+        return derived(
+            rule,
+            note="out_ap.txt row `empty` prints this text as a new journal's encoding; "
+            "upstream did not load it",
+        )
+    if test_id == "codec.probe.state-tag-after-payload":
+        return observed("out_other.txt", "state tag last", scope=f"both sections; {scope}")
+    return derived(rule)
+
+
 def _vector(row: Row) -> VectorTest:
     test_id, rule, intended, flags, comment, case = row
     try:
@@ -222,7 +279,8 @@ def _vector(row: Row) -> VectorTest:
         result, expected = "invalid", {"error": error.code}
     if result != intended:
         raise AssertionError(f"{test_id}: intended {intended}, reference gives {expected}")
-    return VectorTest(test_id, rule, comment, case, expected, result, flags)
+    provenance = provenance_of(test_id, rule, result)
+    return VectorTest(test_id, rule, comment, case, expected, result, flags, provenance=provenance)
 
 
 def build() -> VectorFile:

@@ -12,7 +12,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from rescind.conformance.vectorformat import Flag, VectorFile, VectorGroup
+from rescind.conformance.provenance import (
+    Provenance,
+    derived,
+    edge_case_note,
+    observed,
+    splash_test,
+)
+from rescind.conformance.vectorformat import Flag, VectorFile, VectorGroup, VectorTest
 from rescind.conformance.vectorsets._journal_requests import (
     BODY_64,
     BODY_200,
@@ -466,13 +473,106 @@ NOTES = [
 ]
 
 
+# Probe labels of journal.probe.upstream-lifecycle: its checkpoints' journal texts, then the
+# outcome of each step in order.
+LIFECYCLE_ROWS = (
+    "empty",
+    "pending",
+    "running",
+    "succeeded",
+    "with compensation pending",
+    "with compensation failed",
+    "admit",
+    "admit again",
+    "observe running",
+    "observe running again",
+    "observe succeeded",
+    "observe succeeded different payload",
+    "observe running after success",
+    "observe_compensation before admission",
+    "admit_compensation",
+    "observe_compensation failed",
+    "observe_compensation failed same msg",
+    "observe_compensation failed other msg",
+    "observe_compensation cancelled",
+    "admit_compensation existing",
+    "second cmp key",
+    "compensation with other tool",
+    "compensation unknown op",
+    "compensation wrong scope + unknown op",
+    "same key other tool",
+)
+_SETUP = "the steps before it are the setup that row needs"
+
+
+def _terminal_row(case: Case) -> Provenance:
+    first, second = next((a, b) for name, a, b in _TERMINAL_ROWS if case.id.endswith("." + name))
+    section = "after `--- AP eq`" if case.profile == "splash-v5" else "before `--- AP eq`"
+    return observed(
+        "out_other.txt",
+        f"terminal {first} then {second}",
+        scope=f"the row {section}: step 2 and the stored payload; {_SETUP}",
+    )
+
+
+EVIDENCE: dict[str, Provenance] = {
+    PROBE_LIFECYCLE.id: observed("out_ap.txt", *LIFECYCLE_ROWS),
+    "journal.edge-24.observe-unknown-key": observed("out_ap.txt", "observe unknown op"),
+    "journal.new.invalid-scope": observed(
+        "out_ap.txt", "new invalid scope", "empty", scope="`empty` is a new tenant-release journal"
+    ),
+    "journal.edge-25.record-limit-after-lookup": observed(
+        "out_ap.txt",
+        "65th admit",
+        "existing admit when full",
+        scope=f"steps 1 and 2, {_SETUP}; the record text of step 3 computed (WJ-9)",
+    ),
+    "journal.json-success-on-text-grant": observed(
+        "out_other.txt", "observe json on text grant", scope=f"both sections; {_SETUP}"
+    ),
+    "journal.probe.text-compensation": observed(
+        "out_other.txt",
+        "compensate indeterminate",
+        "compensate same identity new id after success (budget 1 already reserved by c1)",
+        scope="the journal texts printed under these rows (blocks 4 and 3) are the checkpoint "
+        "and the final journal; the step outcomes are the calls that produced them",
+    ),
+    "journal.edge-18.failed-after-succeeded": splash_test(
+        "crates/splash-protocol/src/lib.rs",
+        "worker_operation_journal_rejects_identity_drift_and_terminal_rewrites",
+        note="its late failure message differs; the outcome does not depend on it",
+    ),
+    "journal.edge-26.bound-on-observation": derived(
+        "WJ-7",
+        note="steps 1 and 2 are out_ap.txt rows `observe #4 large payload` and `record state "
+        "after failed observe`; the later observation (step 3) was not run upstream",
+    ),
+    "journal.failure-message-bounds": derived(
+        "WJ-10",
+        note="out_other.txt rows `observe failed empty` and `observe failed 4096 msg with grant "
+        "output 65536` show steps 1 and 3 under a wider grant than this trace's",
+    ),
+}
+"""Traces whose outcomes upstream printed or asserted; the others are derived from their rule."""
+
+
+def provenance_of(case: Case) -> Provenance:
+    if case in TERMINAL_EQUALITY:
+        return _terminal_row(case)
+    return EVIDENCE.get(case.id) or derived(case.rule, note=edge_case_note(case.id))
+
+
+def _vectors(cases: list[Case]) -> list[VectorTest]:
+    return [vector(case, provenance_of(case)) for case in cases]
+
+
 def build() -> VectorFile:
     groups = [
-        VectorGroup("journal-admission", [vector(case) for case in ADMISSION]),
-        VectorGroup("journal-observation", [vector(case) for case in OBSERVATION]),
-        VectorGroup("journal-terminal-equality", [vector(case) for case in TERMINAL_EQUALITY]),
-        VectorGroup("journal-reconciliation", [vector(case) for case in RECONCILIATION]),
-        VectorGroup("journal-compensation", [vector(case) for case in COMPENSATION]),
+        VectorGroup("journal-admission", _vectors(ADMISSION)),
+        VectorGroup("journal-observation", _vectors(OBSERVATION)),
+        VectorGroup("journal-terminal-equality", _vectors(TERMINAL_EQUALITY)),
+        VectorGroup("journal-reconciliation", _vectors(RECONCILIATION)),
+        VectorGroup("journal-compensation", _vectors(COMPENSATION)),
     ]
     return VectorFile(
         topic=TOPIC,

@@ -11,7 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from rescind.conformance.interpreters.saga_documents import BindingSetRefused, validate_document
+from rescind.conformance.provenance import Provenance, assumed, derived
 from rescind.conformance.vectorformat import Flag, VectorFile, VectorGroup, VectorTest
+from rescind.conformance.vectorsets._saga_evidence import casehub_code, casehub_design
 
 TOPIC = "saga-bindings"
 
@@ -211,12 +213,41 @@ def _expected(document: dict[str, Any]) -> tuple[dict[str, Any], str]:
         return {"error": refused.error.code, "findings": refused.findings}, "invalid"
 
 
+_CODE_ORDER = "order.sequential follows CaseCompensationServiceImpl.buildReverseTopologicalOrder"
+_VALIDATION = casehub_design("5.6 (build-time validation rules)")
+
+
+def provenance_of(test_id: str, rule: str, flags: tuple[str, ...]) -> Provenance:
+    """Validation rules exist in CaseHub's design text only (SG-50 to SG-53); the batched order
+    is the design's, the sequential one the code's; where upstream is silent Rescind chose."""
+    if "RescindChoice" in flags:
+        return assumed(
+            f"{rule}: CaseHub's design rejects a two-step compensation cycle and says nothing "
+            "about longer cycles, how a cycle is named, or how data cycles order; Rescind's "
+            "choice here is assumed, not read upstream"
+        )
+    if rule in ("SG-50", "SG-51", "SG-52", "SG-53"):
+        return _VALIDATION
+    if "CodeVersusDesign" in flags:
+        return casehub_design("5.2 (independent steps compensate concurrently)", _CODE_ORDER)
+    if test_id == "order.ch-s4.chain-reverse":
+        return casehub_code("buildReverseTopologicalOrder", "topoVisit")
+    return derived(
+        rule,
+        note="how findings are reported is Rescind's; CaseHub's design section 5.6 has the "
+        "refusals and the orphan warning",
+    )
+
+
 def _vector(case: tuple[str, str, str, tuple[str, ...], dict[str, Any], str]) -> VectorTest:
     test_id, rule, comment, flags, document, meant = case
     expected, result = _expected(document)
     if result != meant:
         raise ValueError(f"{test_id}: the reference says {result}, the author meant {meant}")
-    return VectorTest(test_id, rule, comment, document, expected, result, flags)
+    provenance = provenance_of(test_id, rule, flags)
+    return VectorTest(
+        test_id, rule, comment, document, expected, result, flags, provenance=provenance
+    )
 
 
 _FINDING = {

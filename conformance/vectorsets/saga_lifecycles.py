@@ -19,7 +19,14 @@ from rescind.conformance.interpreters.saga_documents import (
     transition_document,
     work_item_document,
 )
+from rescind.conformance.provenance import Provenance, assumed, derived
 from rescind.conformance.vectorformat import Flag, VectorFile, VectorGroup, VectorTest
+from rescind.conformance.vectorsets._saga_evidence import (
+    CASEHUB_SCENARIO_CODE,
+    casehub_code,
+    casehub_design,
+    scenario_of,
+)
 from rescind.reference.errors import RescindError
 from rescind.tables.saga import (
     ALL_TABLES,
@@ -106,7 +113,24 @@ def _transition(table: StateTable[Any], state: Any, trigger: str, target: Any) -
     expected, result = _answer(transition_document, body)
     comment = f"{table.name}: {trigger} in {_lower(state)}"
     rule = RULES[table.name]
-    return VectorTest(test_id, rule, comment, body, expected, result, tuple(flags))
+    provenance = _table_provenance(table, trigger, rule)
+    return VectorTest(
+        test_id, rule, comment, body, expected, result, tuple(flags), provenance=provenance
+    )
+
+
+def _table_provenance(table: StateTable[Any], trigger: str, rule: str) -> Provenance:
+    """Transition vectors enumerate Rescind's own tables: derived, or assumed where the
+    table's rows for this trigger are Rescind's assumption."""
+    where = f"enumerates Rescind's lifecycle table {table.name} (rescind.tables.saga)"
+    if _assumed(table, trigger):
+        return assumed(
+            f"{where}, whose forward rows for trigger {trigger} no upstream source confirms: "
+            f"Rescind assumed them to complete the state machine ({rule}, docs/spec/saga.md)"
+        )
+    kinds = sorted({row.evidence for row in table.transitions if row.trigger == trigger})
+    evidence = " and ".join(kinds)
+    return derived(rule, note=f"{where}; its {trigger} rows rest on upstream {evidence}")
 
 
 def _classifications() -> list[VectorTest]:
@@ -121,7 +145,14 @@ def _classifications() -> list[VectorTest]:
             rule = "SG-40" if table is CASE_TABLE else RULES[table.name]
             comment = f"{table.name}: how {_lower(state)} is classified"
             expected = classify_document(body)
-            tests.append(VectorTest(test_id, rule, comment, body, expected, "valid", flags))
+            provenance = derived(
+                rule, note=f"classifies a state of Rescind's lifecycle table {table.name}"
+            )
+            tests.append(
+                VectorTest(
+                    test_id, rule, comment, body, expected, "valid", flags, provenance=provenance
+                )
+            )
     return tests
 
 
@@ -164,7 +195,12 @@ def _reconciliation(
     ok = "confirmed" if confirmed else "unconfirmed"
     test_id = f"reconcile.{raw.value}.{ok}.{after}.{status}".replace("_", "-")
     comment = f"{status} after {after} on a {ok} {raw.value} effect (linked to a confirmed inverse)"
-    return VectorTest(test_id, rule, comment, body, expected, result)
+    provenance = derived(
+        rule,
+        note="enumerates Rescind's reconciliation table; its rules restate agentctl's "
+        "reconciliation rules, not confirmed in upstream source",
+    )
+    return VectorTest(test_id, rule, comment, body, expected, result, provenance=provenance)
 
 
 def _definition(*bindings: dict[str, Any], workers: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -542,6 +578,37 @@ WORK_SCENARIOS: list[
 ]
 
 
+_IDS = "compensation item ids are Rescind's naming (SG-44)"
+_SCENARIO_EVIDENCE: dict[str, Provenance] = {
+    "case.ch-s5.independent-batched": casehub_design("5.2 (independent steps concurrently)"),
+    "case.batched-fault-and-retry": casehub_design(
+        "5.2 (independent steps concurrently)", "with the retry of 5.1"
+    ),
+    "case.undo-rejected-ignored": casehub_code("onCompensationPlanItemStateChanged", note=_IDS),
+    "case.worker-missing": casehub_code("dispatchCompensatingBinding", note=_IDS),
+    "case.definition-missing": casehub_code("fireNextCompensationStep"),
+    "work-item.ch-s15.happy-path": casehub_design("6.1 and 6.2 (compensating work items)"),
+    "work-item.ch-s16.guards": casehub_design(
+        "6.2 (compensate guards)", "refusing an unknown item is Rescind's"
+    ),
+}
+"""Scenarios whose outcome rests on upstream text; the rest follow docs/spec/edge-cases.md."""
+
+
+def _scenario_provenance(test_id: str, rule: str, flags: tuple[str, ...]) -> Provenance:
+    if test_id in _SCENARIO_EVIDENCE:
+        return _SCENARIO_EVIDENCE[test_id]
+    if "AssumedTransition" in flags:
+        return assumed(
+            "a COMPLETED work item's forward triggers are refused: Rescind's assumed forward "
+            f"rows, not confirmed in upstream source ({rule})"
+        )
+    symbols = CASEHUB_SCENARIO_CODE.get(scenario_of(test_id) or "")
+    if symbols is not None:
+        return casehub_code(*symbols, note=_IDS)
+    return derived(rule, note="a scenario over Rescind's work-item tables; not confirmed upstream")
+
+
 def _scenario_vector(
     case: tuple[str, str, str, tuple[str, ...], dict[str, Any], list[dict[str, Any]]], kind: str
 ) -> VectorTest:
@@ -549,7 +616,8 @@ def _scenario_vector(
     compute = case_document if kind == "case" else work_item_document
     body = {"start": start, "steps": steps}
     expected = compute(body)
-    return VectorTest(test_id, rule, comment, body, expected, "valid", flags)
+    provenance = _scenario_provenance(test_id, rule, flags)
+    return VectorTest(test_id, rule, comment, body, expected, "valid", flags, provenance=provenance)
 
 
 _SCHEMA = {

@@ -15,7 +15,14 @@ from rescind.conformance.interpreters.saga_documents import (
     plan_document,
     run_document,
 )
+from rescind.conformance.provenance import Provenance, assumed, derived
 from rescind.conformance.vectorformat import Flag, VectorFile, VectorGroup, VectorTest
+from rescind.conformance.vectorsets._saga_evidence import (
+    AGENTCTL_COMPILER,
+    AGENTCTL_SCENARIO_CODE,
+    agentctl_code,
+    scenario_of,
+)
 from rescind.reference.errors import RescindError
 
 TOPIC = "saga-plans"
@@ -532,7 +539,43 @@ def _vector(
         expected, result = {"error": error.code}, "invalid"
     if result != meant:
         raise ValueError(f"{test_id}: the reference says {result}, the author meant {meant}")
-    return VectorTest(test_id, rule, comment, document, expected, result, flags)
+    provenance = provenance_of(test_id, rule, flags)
+    return VectorTest(
+        test_id, rule, comment, document, expected, result, flags, provenance=provenance
+    )
+
+
+_LAYOUT = "the plan's ids and layout are Rescind's (SG-2)"
+_UNCONFIRMED_RULES = frozenset({"SG-24"})
+"""Rules whose scenarios touch confirmed code but whose own detail is not confirmed upstream."""
+
+
+def provenance_of(test_id: str, rule: str, flags: tuple[str, ...]) -> Provenance:
+    """agentctl scenarios whose deciding function was read (docs/spec/edge-cases.md) rest on
+    that code; Rescind's choices are assumed; everything else is derived from the rules."""
+    if "RescindChoice" in flags:
+        return assumed(
+            f"{rule}: a detail upstream does not settle (a template grammar, approval per retry "
+            "or an id layout); Rescind's choice is assumed here"
+        )
+    scenario = scenario_of(test_id)
+    if "Inferred" in flags:
+        return derived(rule, note="inferred from plan_compensation's paths; no upstream test")
+    if scenario == "ag-s17":
+        commit, path = AGENTCTL_COMPILER
+        tie = f"the tie-break is opensourceops/agentctl {commit} {path} test "
+        tie += "stable_order_uses_declaration_order_for_ready_tasks"
+        return agentctl_code("plan_compensation", note=f"{tie}; {_LAYOUT}")
+    if scenario == "ag-s21":
+        return derived(
+            rule,
+            note="plan_compensation skips irrelevant effects; which classes are irrelevant is "
+            "not confirmed in upstream source",
+        )
+    symbols = AGENTCTL_SCENARIO_CODE.get(scenario or "")
+    if symbols is not None and rule not in _UNCONFIRMED_RULES:
+        return agentctl_code(*symbols, note=_LAYOUT)
+    return derived(rule)
 
 
 def lineage_steps(run: dict[str, Any], steps: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:

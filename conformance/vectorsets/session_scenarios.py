@@ -16,6 +16,7 @@ from typing import Any
 
 from rescind.conformance.interpreters.host_scenario import run_host_scenario
 from rescind.conformance.interpreters.worker_scenario import run_scenario
+from rescind.conformance.provenance import Provenance, derived, edge_case_note, observed
 from rescind.conformance.vectorformat import Flag, VectorFile, VectorGroup, VectorTest
 from rescind.conformance.vectorsets import _recovery_cases as host_cases
 from rescind.conformance.vectorsets import _session_cases as worker_cases
@@ -47,6 +48,19 @@ def _worker_outcomes(run: dict[str, Any]) -> list[str]:
     return [OK if "result" in step else str(step["error"]) for step in run["steps"]]
 
 
+def worker_provenance(case: worker_cases.Case) -> Provenance:
+    """Probe runs are the blocks of out_other.txt; every other scenario is derived."""
+    if case.id.startswith("session.probe-"):
+        number = case.id.removeprefix("session.probe-").split(".")[0]
+        return observed(
+            "out_other.txt",
+            f"== {number}",
+            scope="every line of the block, one per frame sent; state it does not print "
+            f"(details, other counters) is computed by the reference ({case.rule})",
+        )
+    return derived(case.rule, note=edge_case_note(case.id))
+
+
 def worker_vector(case: worker_cases.Case) -> VectorTest:
     spec = case.spec()
     expected = run_scenario(spec)
@@ -69,6 +83,7 @@ def worker_vector(case: worker_cases.Case) -> VectorTest:
         expected=expected,
         result="valid",
         flags=flags,
+        provenance=worker_provenance(case),
     )
 
 
@@ -97,6 +112,8 @@ def host_vector(case: host_cases.Case) -> VectorTest:
         expected=expected,
         result="valid",
         flags=("RescindDriver",),
+        # A run of the reference host driver under the recovery policy table (RC-n).
+        provenance=derived(case.rule),
     )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rescind.conformance.provenance import Provenance, derived, splash_test
 from rescind.conformance.vectorformat import Flag, VectorFile, VectorGroup, VectorTest
 from rescind.conformance.vectorsets._storage_cases import (
     FIRST,
@@ -88,6 +89,45 @@ GARBAGE = _op("set_record", revision=1, record=["not json"])
 HUGE = _op("set_record", revision=1, record=[{"repeat": " ", "count": OVERSIZE}])
 
 
+_STORAGE = "crates/splash-storage/src/lib.rs"
+_READ_BACK = "the final load and inspect results are the reference's read-back (ST-19)"
+
+
+def _partly(test: str, rule: str, steps: str) -> Provenance:
+    return derived(rule, note=f"{steps} follow Splash {_STORAGE} test {test}; the rest is computed")
+
+
+TRACE_EVIDENCE: dict[str, Provenance] = {
+    "trace.create-replace-conflict": splash_test(
+        _STORAGE, "writes_authenticated_records_with_compare_and_swap", note=_READ_BACK
+    ),
+    "trace.fencing-superseded-after-conflict": splash_test(
+        _STORAGE,
+        "fenced_compare_and_swap_rejects_a_superseded_writer_after_a_conflict",
+        note=_READ_BACK,
+    ),
+    "trace.key-rotation": _partly(
+        "rotation_reads_old_records_and_rewrites_with_the_active_key", "ST-21", "steps 0 to 5"
+    ),
+    "trace.rollback-restore": _partly(
+        "rejects_a_record_rolled_back_below_its_trusted_floor", "ST-7", "steps 0 to 4"
+    ),
+    "trace.floor-forced-zero": _partly(
+        "enforces_payload_and_revision_floor_bounds", "ST-7", "steps 0 to 2"
+    ),
+    "trace.transplant": _partly(
+        "rejects_tampering_and_record_transplants", "ST-16", "steps 0 to 3"
+    ),
+    "trace.two-recovering-writers": derived(
+        "ST-28",
+        "RC-14",
+        note="the storage calls that Splash crates/splash-workflow/src/bubblewrap_recovery.rs "
+        "test a_new_recovery_fence_rejects_the_superseded_writer makes, replayed at this layer",
+    ),
+}
+"""Traces that follow an upstream test; the others are derived from their rule."""
+
+
 def trace(test_id: str, rule: str, comment: str, steps: list[Any], *flags: str) -> VectorTest:
     inp = {
         "keyring": KEYRING_V1,
@@ -96,7 +136,10 @@ def trace(test_id: str, rule: str, comment: str, steps: list[Any], *flags: str) 
         "name": LEDGER_NAME,
         "steps": steps,
     }
-    return VectorTest(test_id, rule, comment, inp, run_trace(inp), "valid", flags)
+    provenance = TRACE_EVIDENCE.get(test_id) or derived(rule)
+    return VectorTest(
+        test_id, rule, comment, inp, run_trace(inp), "valid", flags, provenance=provenance
+    )
 
 
 def _write_traces() -> list[VectorTest]:

@@ -53,6 +53,17 @@ def register(subparsers: Any) -> None:
         help="only check ids/sources with this prefix",
     )
     parser.add_argument(
+        "--provenance",
+        metavar="KIND[,KIND]",
+        help=(
+            "only vector checks whose expectation has one of these provenance kinds ("
+            + ", ".join(reports.PROVENANCE_LABELS[:-1])
+            + "); list "
+            + reports.NOT_A_VECTOR
+            + " to keep the model proofs, refinement and exploration as well"
+        ),
+    )
+    parser.add_argument(
         "--explore-steps",
         type=int,
         default=None,
@@ -86,6 +97,22 @@ def _selected(checks: list[Check], prefixes: list[str]) -> list[Check]:
     ]
 
 
+def _provenance_filter(text: str | None) -> frozenset[str] | None:
+    if text is None:
+        return None
+    kinds = frozenset(part.strip() for part in text.split(",") if part.strip())
+    unknown = sorted(kinds - set(reports.PROVENANCE_LABELS))
+    if not kinds or unknown:
+        raise UsageError(f"--provenance takes {', '.join(reports.PROVENANCE_LABELS)}; got {text!r}")
+    return kinds
+
+
+def _by_provenance(checks: list[Check], kinds: frozenset[str] | None) -> list[Check]:
+    if kinds is None:
+        return checks
+    return [check for check in checks if reports.provenance_of(check) in kinds]
+
+
 def run(args: argparse.Namespace) -> int:
     if args.timeout <= 0:
         raise UsageError("--timeout must be positive")
@@ -94,6 +121,7 @@ def run(args: argparse.Namespace) -> int:
         if not args.expect_fail.is_file():
             raise UsageError(f"expected-failures file {args.expect_fail} does not exist")
         expected = reports.read_expected_failures(args.expect_fail)
+    kinds = _provenance_filter(args.provenance)
     start = _factory(args)
     checks = _selected(
         all_checks(
@@ -104,6 +132,7 @@ def run(args: argparse.Namespace) -> int:
         ),
         args.select,
     )
+    checks = _by_provenance(checks, kinds)
     if not checks:
         raise UsageError("no check matches the selection")
     console = Console(stderr=True)
@@ -163,6 +192,7 @@ def _print_summary(result: RunReport) -> None:
             str(other),
         )
     console.print(table)
+    console.print(_provenance_table(result))
     for item in result.results:
         if item.outcome.status in ("fail", "error") and item.check.tier == "must":
             console.print(
@@ -177,3 +207,19 @@ def _print_summary(result: RunReport) -> None:
         f"in {result.seconds:.1f} s"
     )
     sys.stdout.flush()
+
+
+def _provenance_table(result: RunReport) -> Table:
+    table = Table(title="By provenance of the expectation")
+    table.add_column("provenance")
+    for column in ("pass", "fail", "n/a", "other"):
+        table.add_column(column, justify="right")
+    for label, row in reports.counts_by_provenance(result).items():
+        table.add_row(
+            label,
+            str(row["pass"]),
+            str(row["fail"]),
+            str(row["not-applicable"]),
+            str(row.get("other", 0)),
+        )
+    return table
