@@ -59,6 +59,14 @@ BINDINGS: dict[str, TopicBinding] = {
             "saga-bindings", "saga", group_ops={"validate": "saga.validate", "order": "saga.order"}
         ),
         TopicBinding(
+            "saga-upstream-tests",
+            "saga",
+            group_ops={
+                name: f"saga.{name}"
+                for name in ("run", "reconcile", "case", "validate", "work-item")
+            },
+        ),
+        TopicBinding(
             "saga-lifecycles",
             "saga",
             group_ops={

@@ -23,6 +23,31 @@ class Retirement:
         return {"replacedBy": self.replaced_by, "reason": self.reason}
 
 
+_FAULT = "allows fault from every open status"
+_CLAIM = "claims from PENDING only"
+_ESCALATE = "escalates on SLA breach from every open status"
+_EXPIRE = "expires on SLA breach from every open status"
+
+
+def _work_item_row(row: str, upstream: str) -> Retirement:
+    test_id = f"transition.casehub-work-item.{row}"
+    return Retirement(
+        test_id,
+        f"{test_id}.r2",
+        f"CaseHub work-item row assumed before WorkItemService was read; upstream {upstream}"
+        " (SG-88)",
+    )
+
+
+def _agentctl_syntax(test_id: str) -> Retirement:
+    return Retirement(
+        test_id,
+        f"{test_id}.agentctl-syntax",
+        "written in a stand-in {{ path }} grammar that agentctl reads as literal text; the case"
+        " is restated in agentctl's ${{ expr }} syntax (SG-81)",
+    )
+
+
 RETIRED: tuple[Retirement, ...] = (
     Retirement(
         "authorizer.result-check-order",
@@ -30,7 +55,52 @@ RETIRED: tuple[Retirement, ...] = (
         "expected operation_result_mismatch for an operation result naming another session;"
         " upstream compares the session first and answers unknown_session (issue 14)",
     ),
+    _work_item_row("assigned.fault", _FAULT),
+    _work_item_row("delegated.fault", _FAULT),
+    _work_item_row("pending.fault", _FAULT),
+    _work_item_row("suspended.fault", _FAULT),
+    _work_item_row("delegated.claim", _CLAIM),
+    _work_item_row("delegated.escalate", _ESCALATE),
+    _work_item_row("suspended.escalate", _ESCALATE),
+    _work_item_row("delegated.expire", _EXPIRE),
+    _work_item_row("suspended.expire", _EXPIRE),
+    _agentctl_syntax("declare.ag-s15.template-unknown-task"),
+    _agentctl_syntax("declare.invalid-template"),
+    _agentctl_syntax("plan.input-unavailable"),
+    _agentctl_syntax("run.generated-workflow"),
+    _agentctl_syntax("plan.input-rendered"),
+    _agentctl_syntax("plan.input-not-object"),
+    Retirement(
+        "run.ag-s6.uncertain-inverse",
+        "run.ag-s6.uncertain-inverse.upstream-effect-id",
+        "the blocked effect id used Rescind's own layout; effect ids are now the SHA-256 of the"
+        " NUL-joined identity, as agentctl's EffectRequest::new computes them (SG-80)",
+    ),
+    Retirement(
+        "validate.ch-s13.orphan-warning",
+        "validate.ch-s13.orphan-refused",
+        "expected a warning and a loaded set, as CaseHub's design says; CaseHub's validator"
+        " lists the orphan with the errors and its loader refuses the set (SG-87)",
+    ),
+    Retirement(
+        "validate.all-findings",
+        "validate.all-findings.orphan-error",
+        "listed the orphan as a warning; upstream lists it as an error (SG-87)",
+    ),
 )
+
+
+def live_id(test_id: str, retirements: tuple[Retirement, ...] = RETIRED) -> str:
+    """The exported ID for a case whose generator derives its ID from the data (e.g. one row of a
+    lifecycle table): the natural ID, or, once that was retired, the ID that replaced it."""
+    by_id = retired_by_id(retirements)
+    seen = {test_id}
+    while test_id in by_id:
+        test_id = by_id[test_id].replaced_by
+        if test_id in seen:
+            raise ValueError(f"retirements of {test_id} form a cycle")
+        seen.add(test_id)
+    return test_id
 
 
 def retired_by_id(retirements: tuple[Retirement, ...] = RETIRED) -> dict[str, Retirement]:

@@ -263,6 +263,8 @@ def run_work_items(document: Any, steps: Any) -> list[dict[str, Any]]:
                     if step.has("triggeredBy")
                     else "operator",
                 )
+            elif action == "markCompensated":
+                store = store.mark_compensated(item_id)
             else:
                 target = step.child("target").choice(WorkItemStatus) if step.has("target") else None
                 store = store.apply(item_id, action, target)

@@ -22,6 +22,7 @@ TOPIC_MODULES: tuple[str, ...] = (
     "saga_bindings",
     "saga_lifecycles",
     "saga_plans",
+    "saga_upstream_tests",
     "session_scenarios",
     "storage",
 )

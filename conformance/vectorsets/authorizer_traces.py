@@ -476,7 +476,7 @@ NOTES = [
 
 
 def _partly(rule: str, rows: str, missing: str) -> Provenance:
-    return derived(rule, note=f"{rows}; {missing} upstream did not run")
+    return derived(rule, note=f"{rows}; upstream did not run {missing}")
 
 
 EVIDENCE: dict[str, Provenance] = {

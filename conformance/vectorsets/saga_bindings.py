@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from rescind.conformance.interpreters.saga_documents import BindingSetRefused, validate_document
-from rescind.conformance.provenance import Provenance, assumed, derived
+from rescind.conformance.provenance import Provenance, assumed, derived, upstream
 from rescind.conformance.vectorformat import Flag, VectorFile, VectorGroup, VectorTest
 from rescind.conformance.vectorsets._saga_evidence import casehub_code, casehub_design
 
@@ -27,6 +27,12 @@ NOTES = (
         "CodeVersusDesign",
         "CaseHub's code starts one step at a time, its design runs independent steps together",
         "both orders are shown; an implementation must say which one it follows",
+    ),
+    Flag(
+        "CodeOverridesDesign",
+        "CaseHub's design calls an orphan compensation binding a warning; its validator lists it"
+        " with the errors and its loader refuses any listed finding",
+        "a loader that follows the design loads a set that CaseHub refuses",
     ),
     Flag(
         "RescindChoice",
@@ -106,18 +112,18 @@ CASES: list[tuple[str, str, str, tuple[str, ...], dict[str, Any], str]] = [
         "invalid",
     ),
     (
-        "validate.ch-s13.orphan-warning",
-        "SG-53",
-        "CH-S13: a compensation-only binding nobody names is a warning; loading goes on",
-        ("DesignOnly",),
+        "validate.ch-s13.orphan-refused",
+        "SG-87",
+        "CH-S13: a compensation-only binding nobody names is an error; the loader refuses the set",
+        ("CodeOverridesDesign",),
         bindings(binding("step-a", compensate="undo-a"), undo("undo-a"), undo("spare")),
-        "valid",
+        "invalid",
     ),
     (
-        "validate.all-findings",
+        "validate.all-findings.orphan-error",
         "SG-55",
-        "every finding is reported; loading stops on the first error",
-        ("DesignOnly",),
+        "every finding is reported, the orphan as an error; loading stops on the first error",
+        ("DesignOnly", "CodeOverridesDesign"),
         bindings(
             binding("plain"),
             binding("step-a", compensate="ghost"),
@@ -228,6 +234,15 @@ def provenance_of(test_id: str, rule: str, flags: tuple[str, ...]) -> Provenance
         )
     if rule in ("SG-50", "SG-51", "SG-52", "SG-53"):
         return _VALIDATION
+    if "CodeOverridesDesign" in flags:
+        return upstream(
+            "upstream-test",
+            "mdproctor/engine",
+            "ee78965427b6daaad22aef449deae1ec654a4af0",
+            "api/src/test/java/io/casehub/api/model/CompensationBindingValidationTest.java",
+            "orphanedCompensationBinding_returnsWarning (the orphan is in the validator's list);"
+            " YamlCaseDefinitionConverter.convert refuses a set whose list is not empty",
+        )
     if "CodeVersusDesign" in flags:
         return casehub_design("5.2 (independent steps compensate concurrently)", _CODE_ORDER)
     if test_id == "order.ch-s4.chain-reverse":

@@ -21,6 +21,7 @@ from rescind.conformance.interpreters.saga_documents import (
 )
 from rescind.conformance.provenance import Provenance, assumed, derived
 from rescind.conformance.vectorformat import Flag, VectorFile, VectorGroup, VectorTest
+from rescind.conformance.vectorretired import live_id
 from rescind.conformance.vectorsets._saga_evidence import (
     CASEHUB_SCENARIO_CODE,
     casehub_code,
@@ -72,7 +73,7 @@ RULES = {
     "agentctl-task": "SG-34",
     "agentctl-effect": "SG-1",
     "casehub-case": "SG-41",
-    "casehub-work-item": "SG-60",
+    "casehub-work-item": "SG-88",
     "casehub-compensation-status": "SG-62",
 }
 
@@ -100,11 +101,13 @@ def _transitions() -> list[VectorTest]:
 
 
 def _transition(table: StateTable[Any], state: Any, trigger: str, target: Any) -> VectorTest:
-    test_id = f"transition.{table.name}.{_lower(state)}.{trigger}".lower().replace("_", "-")
+    natural = f"transition.{table.name}.{_lower(state)}.{trigger}".lower().replace("_", "-")
     body: dict[str, Any] = {"lifecycle": table.name, "state": _lower(state), "trigger": trigger}
     if target is not None:
         body["target"] = _lower(target)
-        test_id += f".to-{_lower(target).lower().replace('_', '-')}"
+        natural += f".to-{_lower(target).lower().replace('_', '-')}"
+    # A row whose answer changed keeps its natural ID retired and exports its replacement.
+    test_id = live_id(natural)
     flags = []
     if _assumed(table, trigger):
         flags.append("AssumedTransition")

@@ -15,11 +15,13 @@ from rescind.conformance.interpreters.saga_documents import (
     plan_document,
     run_document,
 )
-from rescind.conformance.provenance import Provenance, assumed, derived
+from rescind.conformance.provenance import Provenance, assumed, derived, upstream
 from rescind.conformance.vectorformat import Flag, VectorFile, VectorGroup, VectorTest
 from rescind.conformance.vectorsets._saga_evidence import (
+    AGENTCTL,
     AGENTCTL_COMPILER,
     AGENTCTL_SCENARIO_CODE,
+    AGENTCTL_TEMPLATE,
     agentctl_code,
     scenario_of,
 )
@@ -47,6 +49,11 @@ NOTES = (
         "RescindChoice",
         "a detail upstream does not settle (template grammar, approval per retry, id layout)",
         "another implementation may choose differently; only the rule's intent is normative",
+    ),
+    Flag(
+        "AgentctlTemplate",
+        "the case turns on agentctl's ${{ expr }} template grammar (template.rs)",
+        "a renderer with another grammar renders, blocks or refuses the input differently",
     ),
     Flag(
         "Idempotence",
@@ -433,10 +440,10 @@ PLAN_CASES: list[tuple[str, str, str, tuple[str, ...], dict[str, Any], str]] = [
         "valid",
     ),
     (
-        "plan.input-unavailable",
-        "SG-17",
+        "plan.input-unavailable.agentctl-syntax",
+        "SG-81",
         "the compensate input needs an output the source never recorded",
-        ("RescindChoice",),
+        ("AgentctlTemplate",),
         doc(
             source(
                 task("first", eff("e-first")),
@@ -446,7 +453,7 @@ PLAN_CASES: list[tuple[str, str, str, tuple[str, ...], dict[str, Any], str]] = [
                     needs=("first",),
                     compensate={
                         "uses": "action:restore",
-                        "with": {"path": "{{ tasks.first.output.path }}"},
+                        "with": {"path": "${{ tasks.first.output.path }}"},
                     },
                 ),
             )
@@ -454,10 +461,10 @@ PLAN_CASES: list[tuple[str, str, str, tuple[str, ...], dict[str, Any], str]] = [
         "valid",
     ),
     (
-        "plan.input-rendered",
-        "SG-17",
+        "plan.input-rendered.agentctl-syntax",
+        "SG-81",
         "the compensate input reads the recorded output, inputs and memory",
-        ("RescindChoice",),
+        ("AgentctlTemplate",),
         doc(
             source(
                 task("first", eff("e-first"), output={"path": "a.txt"}),
@@ -467,8 +474,8 @@ PLAN_CASES: list[tuple[str, str, str, tuple[str, ...], dict[str, Any], str]] = [
                     compensate={
                         "uses": "action:restore",
                         "with": {
-                            "path": "{{ tasks.first.output.path }}",
-                            "mode": "{{ inputs.mode }}",
+                            "path": "${{ tasks.first.output.path }}",
+                            "mode": "${{ inputs.mode }}",
                             "note": "literal",
                         },
                     },
@@ -479,17 +486,17 @@ PLAN_CASES: list[tuple[str, str, str, tuple[str, ...], dict[str, Any], str]] = [
         "valid",
     ),
     (
-        "plan.input-not-object",
-        "SG-17",
+        "plan.input-not-object.agentctl-syntax",
+        "SG-81",
         "a whole-input template that renders to a string is a hard error",
-        ("RescindChoice",),
+        ("AgentctlTemplate",),
         doc(
             source(
                 task(
                     "first",
                     eff("e-first"),
                     output={"path": "a.txt"},
-                    compensate={"uses": "action:restore", "with": "{{ tasks.first.output.path }}"},
+                    compensate={"uses": "action:restore", "with": "${{ tasks.first.output.path }}"},
                 )
             )
         ),
@@ -557,6 +564,15 @@ def provenance_of(test_id: str, rule: str, flags: tuple[str, ...]) -> Provenance
         return assumed(
             f"{rule}: a detail upstream does not settle (a template grammar, approval per retry "
             "or an id layout); Rescind's choice is assumed here"
+        )
+    if "AgentctlTemplate" in flags:
+        return upstream(
+            "upstream-code",
+            AGENTCTL,
+            AGENTCTL_TEMPLATE[0],
+            AGENTCTL_TEMPLATE[1],
+            "render, validate_expression, referenced_tasks; plan_compensation blocks a task on any"
+            " render error (compensation_input_unavailable)",
         )
     scenario = scenario_of(test_id)
     if "Inferred" in flags:
@@ -671,10 +687,11 @@ EXECUTION_CASES: list[tuple[str, str, str, tuple[str, ...], dict[str, Any], str]
         "valid",
     ),
     (
-        "run.ag-s6.uncertain-inverse",
+        "run.ag-s6.uncertain-inverse.upstream-effect-id",
         "SG-25",
         "AG-S6: the inverse times out (uncertain), the run fails, the replan is blocked; "
-        "reconciling the inverse applied completes it (the blocked effect id is Rescind's)",
+        "reconciling the inverse applied completes it (effect ids: agentctl's layout over "
+        "Rescind's operation and input digest)",
         ("UncertainEffect", "RescindChoice"),
         lineage_steps(
             create_fail(),
@@ -817,7 +834,7 @@ EXECUTION_CASES: list[tuple[str, str, str, tuple[str, ...], dict[str, Any], str]
         "valid",
     ),
     (
-        "run.generated-workflow",
+        "run.generated-workflow.agentctl-syntax",
         "SG-23",
         "the generated compensation workflow: plan order, no needs, continue on failure, "
         "declared retry and timeout or 120 s, one worker, lineage input, manual onFailure",
@@ -826,7 +843,7 @@ EXECUTION_CASES: list[tuple[str, str, str, tuple[str, ...], dict[str, Any], str]
             s1(
                 compensate={
                     "uses": "action:restore",
-                    "with": {"path": "{{ inputs.path }}"},
+                    "with": {"path": "${{ inputs.path }}"},
                     "retry": {"maxAttempts": 3, "backoffMs": 100},
                     "timeoutSeconds": 30,
                 }
@@ -1037,10 +1054,10 @@ DECLARATION_CASES: list[tuple[str, str, str, tuple[str, ...], dict[str, Any], st
         "valid",
     ),
     (
-        "declare.ag-s15.template-unknown-task",
+        "declare.ag-s15.template-unknown-task.agentctl-syntax",
         "SG-32",
         "AG-S15: a template naming unknown task ghost; own output and non-needs are fine",
-        ("RescindChoice",),
+        ("AgentctlTemplate",),
         _workflow(
             {"id": "other", "uses": "action:write"},
             {
@@ -1049,9 +1066,9 @@ DECLARATION_CASES: list[tuple[str, str, str, tuple[str, ...], dict[str, Any], st
                 "compensate": _undo(
                     **{
                         "with": {
-                            "a": "{{ tasks.ghost.output }}",
-                            "b": "{{ tasks.create.output.path }}",
-                            "c": "{{ tasks.other.output }}",
+                            "a": "${{ tasks.ghost.output }}",
+                            "b": "${{ tasks.create.output.path }}",
+                            "c": "${{ tasks.other.output }}",
                         }
                     }
                 ),
@@ -1060,15 +1077,15 @@ DECLARATION_CASES: list[tuple[str, str, str, tuple[str, ...], dict[str, Any], st
         "valid",
     ),
     (
-        "declare.invalid-template",
-        "SG-32",
-        "a string with {{ that is not one whole expression is an invalid template",
-        ("RescindChoice",),
+        "declare.invalid-template.agentctl-syntax",
+        "SG-81",
+        "an unclosed ${{ is an invalid template",
+        ("AgentctlTemplate",),
         _workflow(
             {
                 "id": "create",
                 "uses": "action:write",
-                "compensate": _undo(**{"with": {"a": "x {{ inputs.y }}"}}),
+                "compensate": _undo(**{"with": {"a": "x ${{ inputs.y"}}),
             }
         ),
         "valid",

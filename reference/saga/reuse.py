@@ -1,7 +1,8 @@
 """What compensation means for retrying, repairing or resuming the *source* run.
 
-A source task with an effect whose latest reconciliation is ``compensated`` is an unresolved
-reused effect: its recorded result no longer holds, so a retry may not reuse that task; it must
+A source task with an effect whose latest reconciliation is ``compensated``, or one still
+started or uncertain without a later ``applied`` record, is an unresolved reused effect: its
+recorded result does not hold (or is not known to), so a retry may not reuse that task; it must
 run again. A failed-only retry reuses every succeeded task and is therefore incompatible after
 a compensation; restarting from the compensated root (with ``restart_successful``) reruns the
 root and everything downstream of it and is compatible.
@@ -11,16 +12,19 @@ from __future__ import annotations
 
 import attrs
 
+from rescind.reference.saga.effects import Effect
 from rescind.reference.saga.errors import SagaInvalidInput
 from rescind.reference.saga.lineage import Lineage
 from rescind.reference.saga.order import dependents_of
 from rescind.tables.saga import (
     RUN_TABLE,
+    EffectStatus,
     ReconciliationStatus,
     TaskState,
 )
 
 _COMPENSATED = ReconciliationStatus.COMPENSATED.value
+_APPLIED = ReconciliationStatus.APPLIED.value
 _RESETTING = frozenset({_COMPENSATED, ReconciliationStatus.NOT_APPLIED.value})
 
 
@@ -30,7 +34,7 @@ class RetryCheck:
     rerun: tuple[str, ...]
     """Tasks that run again, in compiled order."""
     unresolved: tuple[str, ...]
-    """Reused tasks whose effects were compensated (the reason for incompatibility)."""
+    """Reused tasks with an unresolved effect (the reason for incompatibility)."""
 
 
 def _downstream(lineage: Lineage, roots: set[str]) -> set[str]:
@@ -44,6 +48,14 @@ def _downstream(lineage: Lineage, roots: set[str]) -> set[str]:
                 found.add(user)
                 frontier.append(user)
     return found
+
+
+def _unresolved(lineage: Lineage, effect: Effect) -> bool:
+    """agentctl's ``unresolved_reuse_effects``: compensated, or still in flight (started or
+    uncertain) without a later ``applied`` record."""
+    latest = lineage.overlay.latest_status(effect.effect_id)
+    in_flight = effect.status in (EffectStatus.STARTED, EffectStatus.UNCERTAIN)
+    return latest == _COMPENSATED or (in_flight and latest != _APPLIED)
 
 
 def retry_check(
@@ -67,11 +79,7 @@ def retry_check(
     unresolved = tuple(
         task_id
         for task_id in lineage.source.compiled_order
-        if task_id not in rerun
-        and any(
-            lineage.overlay.latest_status(effect.effect_id) == _COMPENSATED
-            for effect in tasks[task_id].effects
-        )
+        if task_id not in rerun and any(_unresolved(lineage, e) for e in tasks[task_id].effects)
     )
     ordered = tuple(task_id for task_id in lineage.source.compiled_order if task_id in rerun)
     return RetryCheck(compatible=not unresolved, rerun=ordered, unresolved=unresolved)

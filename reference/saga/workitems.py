@@ -113,11 +113,12 @@ class WorkItems:
             item = attrs.evolve(item, status=after, suspended_from=saved)
         store = self._put(item)
         if item.status is WorkItemStatus.COMPLETED and item.compensates is not None:
-            store = store._mark_compensated(item.compensates)
+            store = store.mark_compensated(item.compensates)
         return store
 
-    def _mark_compensated(self, original_id: str) -> WorkItems:
-        # Unguarded upstream: whatever the current value, the original becomes COMPENSATED.
+    def mark_compensated(self, original_id: str) -> WorkItems:
+        """CaseHub's ``markCompensated``: unguarded, whatever the current value (and whatever
+        the item's status) the original becomes COMPENSATED, audited by ``system``."""
         original = self.get(original_id)
         status = fire(COMPENSATION_STATUS_TABLE, original.compensation_status, "mark_compensated")
         return self._put(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 
+import attrs
 import pytest
 
 from rescind.reference.saga.casehub import Case, Coordinator, PlanItem, PlanItemStatus
@@ -24,6 +25,7 @@ from rescind.reference.saga.execution import (
 )
 from rescind.reference.saga.planner import plan_compensation
 from rescind.reference.saga.reconciliation import EffectRegistry, Overlay, reconcile
+from rescind.reference.saga.reuse import retry_check
 from rescind.reference.saga.templates import (
     Context,
     TemplateError,
@@ -33,7 +35,12 @@ from rescind.reference.saga.templates import (
     referenced_tasks,
     render,
 )
-from rescind.reference.saga.workflow import ApprovalMode, CompensationPolicy
+from rescind.reference.saga.workflow import (
+    ApprovalMode,
+    CompensateDeclaration,
+    CompensationPolicy,
+    SourceTask,
+)
 from rescind.reference.saga.workitems import WorkItem, WorkItems
 from rescind.tables.saga import (
     CaseStatus,
@@ -45,7 +52,7 @@ from rescind.tables.saga import (
     WorkItemStatus,
 )
 
-from .builders import ag_s1, effect
+from .builders import ag_s1, effect, source
 from .test_saga_casehub import ONE_STEP
 
 W = WorkItemStatus
@@ -126,8 +133,6 @@ def test_json_equality_is_serde_json_value_equality() -> None:
 
 def test_a_template_error_blocks_the_task_instead_of_failing_the_plan() -> None:
     # plan_compensation turns any render error into compensation_input_unavailable.
-    from rescind.reference.saga.workflow import CompensateDeclaration
-
     bad = CompensateDeclaration(uses="action:restore", with_json='{"p":"${{ inputs.missing }}"}')
     _, plan = plan_compensation(ag_s1(second=bad))
     assert [(b.task_id, b.rule.value) for b in plan.blocked] == [
@@ -319,3 +324,23 @@ def test_a_compensator_completed_by_the_system_marks_its_original() -> None:
     store = store.apply("c", "complete_from_system")
     assert store.get("w").compensation_status is CompensationStatus.COMPENSATED
     assert json.dumps(store.get("w").to_json())  # still serialisable
+
+
+def test_an_effect_still_in_flight_blocks_reuse_until_reconciled_applied() -> None:
+    # unresolved_reuse_effects: compensated, or started/uncertain without a later applied.
+    lineage = source(
+        SourceTask("first", effects=(effect("e-1", "first", EffectStatus.STARTED),)),
+        SourceTask("second", needs=("first",), state=TaskState.FAILED),
+    )
+    check = retry_check(lineage)
+    assert (check.compatible, check.unresolved, check.rerun) == (False, ("first",), ("second",))
+    applied = reconcile(
+        lineage.overlay,
+        lineage.registry,
+        effect_id="e-1",
+        status=ReconciliationStatus.APPLIED,
+        actor="op",
+        reason="seen",
+        result_json="{}",
+    )
+    assert retry_check(attrs.evolve(lineage, overlay=applied)).compatible

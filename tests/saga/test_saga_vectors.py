@@ -177,7 +177,7 @@ def test_known_answers_casehub() -> None:
     assert expected("validate.ch-s13.self-reference")["error"] == "saga_binding_self_reference"
     assert expected("validate.ch-s13.missing-target")["error"] == "saga_binding_missing_target"
     assert expected("validate.ch-s13.two-cycle")["error"] == "saga_binding_cycle"
-    assert TESTS["validate.ch-s13.orphan-warning"].result == "valid"
+    assert expected("validate.ch-s13.orphan-refused")["error"] == "saga_binding_orphan"
     assert expected("order.ch-s4.chain-reverse")["order"]["sequential"] == ["step-b", "step-a"]
     s5 = expected("order.ch-s5.independent")["order"]
     assert s5 == {"sequential": ["step-b", "step-a"], "batches": [["step-b", "step-a"]]}
@@ -237,7 +237,10 @@ COVERAGE: dict[str, list[str]] = {
         "plan.ag-s5.uncertain-source-reconciled-not-applied",
         "test_saga_planner::test_ag_s5_not_applied_needs_nothing",
     ],
-    "AG-S6": ["run.ag-s6.uncertain-inverse", "plan.ag-s6.uncertain-inverse-reconciled-applied"],
+    "AG-S6": [
+        "run.ag-s6.uncertain-inverse.upstream-effect-id",
+        "plan.ag-s6.uncertain-inverse-reconciled-applied",
+    ],
     "AG-S7": [
         "run.ag-s7.uncertain-inverse-not-applied",
         "test_saga_planner::test_ag_s7_inverse_not_applied_replans",
@@ -267,7 +270,7 @@ COVERAGE: dict[str, list[str]] = {
         "declare.ag-s15.agent-inverse",
         "declare.ag-s15.missing-action",
         "declare.ag-s15.workflow-invocation",
-        "declare.ag-s15.template-unknown-task",
+        "declare.ag-s15.template-unknown-task.agentctl-syntax",
     ],
     "AG-S16": [
         "declare.ag-s16.foreach-expansion",
@@ -326,7 +329,7 @@ COVERAGE: dict[str, list[str]] = {
         "validate.ch-s13.missing-target",
         "validate.ch-s13.no-compensation-fields",
         "validate.ch-s13.two-cycle",
-        "validate.ch-s13.orphan-warning",
+        "validate.ch-s13.orphan-refused",
     ],
     "CH-S14": [
         "classify.casehub-case.compensated",

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from rescind.conformance import vectortool
-from rescind.conformance.vectorretired import RETIRED, Retirement, retired_by_id
+from rescind.conformance.vectorretired import RETIRED, Retirement, live_id, retired_by_id
 
 OLD = "topic.old-case"
 NEW = "topic.new-case"
@@ -110,3 +110,24 @@ def test_a_recorded_retirement_cannot_be_reworded(tmp_path: Path) -> None:
     directory = _copy_with_registry(tmp_path, reword)
     for problems in (vectortool.check(directory), vectortool.export(directory)):
         assert any("was changed" in problem for problem in problems)
+
+
+def test_a_generated_id_follows_its_retirement_chain() -> None:
+    chain = (
+        Retirement("t.a", "t.a.r2", "first correction"),
+        Retirement("t.a.r2", "t.a.r3", "second correction"),
+    )
+    assert live_id("t.a", chain) == "t.a.r3"
+    assert live_id("t.untouched", chain) == "t.untouched"
+
+
+def test_a_retirement_cycle_is_refused() -> None:
+    chain = (Retirement("t.a", "t.b", "x"), Retirement("t.b", "t.a", "y"))
+    with pytest.raises(ValueError, match="cycle"):
+        live_id("t.a", chain)
+
+
+def test_every_exported_transition_row_is_live() -> None:
+    # The lifecycle generator asks live_id, so no retired row can be exported again.
+    exported = {test_id for test_id, _ in vectortool._tests_by_id(vectortool.generate()).items()}
+    assert not exported & set(retired_by_id())

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from rescind.conformance import vectortool
+from rescind.conformance.provenance import derived
 from rescind.conformance.vectorformat import Flag, VectorFile, VectorGroup, VectorTest
 
 
@@ -65,6 +66,7 @@ def test_a_flag_without_note_is_rejected() -> None:
         expected={},
         result="valid",
         flags=("Undocumented",),
+        provenance=derived("CJ-1"),
     )
     with pytest.raises(ValueError, match="without a note"):
         VectorFile(topic="t", header=(), notes=(), groups=(VectorGroup("T", (test,)),)).to_json()
