@@ -76,11 +76,11 @@ def effect_identity(
 ) -> str:
     """A stable id for one dispatch: a new attempt or a new run gives a new id.
 
-    agentctl's layout (``EffectRequest::new``): the lowercase hex SHA-256 of the six fields
-    joined by NUL bytes, attempt and ordinal in decimal. Upstream's ``input_digest`` is the hex
-    SHA-256 of the action's own request JSON and ``operation`` the action kind; the values
-    Rescind passes for them are its own, so its ids follow the layout but not upstream's
-    values.
+    agentctl's layout (``EffectRequest::new``, docs/spec/saga.md SG-80): the lowercase hex
+    SHA-256 of the six fields joined by NUL bytes, attempt and ordinal in decimal. Upstream's
+    ``input_digest`` is the hex SHA-256 of the action's own request JSON and ``operation`` the
+    action kind; the values Rescind passes for them are its own, so its ids follow the layout
+    but not upstream's values.
     """
     fields = (run_id, task_id, str(attempt), str(ordinal), operation, input_digest)
     return hashlib.sha256("\0".join(fields).encode("utf-8")).hexdigest()

@@ -1,6 +1,6 @@
 """Compensate ``with`` templates in agentctl's expression syntax (``${{ ... }}``).
 
-What Rescind reproduces (agentctl-core ``template.rs``, docs/spec/saga.md SG-18):
+What Rescind reproduces (agentctl-core ``template.rs``, docs/spec/saga.md SG-81):
 
 * an expression is the text between ``${{`` and the next ``}}``, trimmed; a ``${{`` with no
   ``}}`` after it is ``unclosed``, an expression that trims to nothing is ``empty``; text
