@@ -15,6 +15,7 @@ from rich.table import Table
 
 from rescind.cli import UsageError
 from rescind.conformance import report as reports
+from rescind.conformance import report_html
 from rescind.conformance.catalogue import all_checks
 from rescind.conformance.checks import Check, Outcome
 from rescind.conformance.driver import handle
@@ -39,6 +40,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--json", action="store_true", help="print the report as one JSON object")
     parser.add_argument("--junit", type=Path, metavar="FILE", help="write a JUnit XML report")
     parser.add_argument("--markdown", type=Path, metavar="FILE", help="write a Markdown report")
+    parser.add_argument(
+        "--html", type=Path, metavar="FILE", help="write a self-contained HTML report (no network)"
+    )
     parser.add_argument(
         "--expect-fail",
         type=Path,
@@ -160,6 +164,8 @@ def _write_outputs(result: RunReport, args: argparse.Namespace) -> None:
         reports.write_junit(result, args.junit)
     if args.markdown:
         args.markdown.write_text(reports.to_markdown(result), encoding="utf-8")
+    if args.html:
+        report_html.write_html(result, args.html)
     if args.expect_fail is not None:
         fresh = args.expect_fail.with_name(args.expect_fail.name + ".new")
         fresh.write_text(reports.expected_failures_text(result), encoding="utf-8")
