@@ -534,7 +534,7 @@ BINDING_PORTS = [
     ),
     Port(
         "orphanedCompensationBinding_returnsWarning",
-        "SG-53",
+        "SG-87",
         "a compensation-only binding nobody names is returned in the validator's list, which "
         "the YAML loader refuses (the test's name says warning; the list is the error list)",
         {"bindings": [_capability("step-a"), _capability("orphaned-reversal", compensation=True)]},
@@ -562,17 +562,17 @@ def _lifecycle(test: str, rule: str, comment: str, *steps: dict[str, Any], **sta
 
 
 WORK_LIFECYCLE_PORTS = [
-    _lifecycle("claim_transitionsPendingToAssigned", "SG-60", "claim: PENDING -> ASSIGNED", CLAIM),
+    _lifecycle("claim_transitionsPendingToAssigned", "SG-88", "claim: PENDING -> ASSIGNED", CLAIM),
     _lifecycle(
         "start_transitionsAssignedToInProgress",
-        "SG-60",
+        "SG-88",
         "start: ASSIGNED -> IN_PROGRESS",
         CLAIM,
         START,
     ),
     _lifecycle(
         "complete_transitionsInProgressToCompleted",
-        "SG-60",
+        "SG-88",
         "complete: IN_PROGRESS -> COMPLETED",
         CLAIM,
         START,
@@ -580,25 +580,25 @@ WORK_LIFECYCLE_PORTS = [
     ),
     _lifecycle(
         "reject_fromInProgress_transitionsToRejected",
-        "SG-60",
+        "SG-88",
         "reject: IN_PROGRESS -> REJECTED",
         CLAIM,
         START,
         _do("reject"),
     ),
     _lifecycle(
-        "reject_fromAssigned_isValid", "SG-60", "reject: ASSIGNED -> REJECTED", CLAIM, _do("reject")
+        "reject_fromAssigned_isValid", "SG-88", "reject: ASSIGNED -> REJECTED", CLAIM, _do("reject")
     ),
     _lifecycle(
         "delegate_setsNewAssigneeAndStatusDelegated",
-        "SG-60",
+        "SG-88",
         "delegate: ASSIGNED -> DELEGATED. Not pinned: the new assignee",
         CLAIM,
         DELEGATE,
     ),
     _lifecycle(
         "acceptDelegation_transitionsToAssigned",
-        "SG-60",
+        "SG-88",
         "accept_delegation: DELEGATED -> ASSIGNED. Not pinned: the assignee",
         CLAIM,
         DELEGATE,
@@ -606,14 +606,14 @@ WORK_LIFECYCLE_PORTS = [
     ),
     _lifecycle(
         "acceptDelegation_notDelegated_throws",
-        "SG-60",
+        "SG-88",
         "accept_delegation on an ASSIGNED item is refused",
         CLAIM,
         _do("accept_delegation"),
     ),
     _lifecycle(
         "declineDelegation_poolPath_transitionsToPending",
-        "SG-60",
+        "SG-88",
         "decline_delegation with the POOL target: DELEGATED -> PENDING",
         CLAIM,
         DELEGATE,
@@ -621,7 +621,7 @@ WORK_LIFECYCLE_PORTS = [
     ),
     _lifecycle(
         "declineDelegation_delegatorPath_returnsToOriginalActor",
-        "SG-60",
+        "SG-88",
         "decline_delegation with the DELEGATOR target: DELEGATED -> ASSIGNED (back to the "
         "delegator, who is not modelled)",
         CLAIM,
@@ -630,28 +630,28 @@ WORK_LIFECYCLE_PORTS = [
     ),
     _lifecycle(
         "declineDelegation_notDelegated_throws",
-        "SG-60",
+        "SG-88",
         "decline_delegation on an ASSIGNED item is refused",
         CLAIM,
         _do("decline_delegation", target="PENDING"),
     ),
     _lifecycle(
         "release_transitionsAssignedToPending",
-        "SG-60",
+        "SG-88",
         "release: ASSIGNED -> PENDING",
         CLAIM,
         _do("release"),
     ),
     _lifecycle(
         "suspend_fromAssigned_transitionsToSuspended",
-        "SG-60",
+        "SG-88",
         "suspend: ASSIGNED -> SUSPENDED",
         CLAIM,
         _do("suspend"),
     ),
     _lifecycle(
         "resume_afterAssignedSuspend_returnsToAssigned",
-        "SG-60",
+        "SG-88",
         "resume returns to ASSIGNED",
         CLAIM,
         _do("suspend"),
@@ -659,7 +659,7 @@ WORK_LIFECYCLE_PORTS = [
     ),
     _lifecycle(
         "resume_afterInProgressSuspend_returnsToInProgress",
-        "SG-60",
+        "SG-88",
         "resume returns to IN_PROGRESS",
         CLAIM,
         START,
@@ -667,18 +667,18 @@ WORK_LIFECYCLE_PORTS = [
         _do("resume"),
     ),
     _lifecycle(
-        "cancel_fromPending_transitionsToCancelled", "SG-60", "cancel: PENDING", _do("cancel")
+        "cancel_fromPending_transitionsToCancelled", "SG-88", "cancel: PENDING", _do("cancel")
     ),
     _lifecycle(
         "cancel_fromAssigned_transitionsToCancelled",
-        "SG-60",
+        "SG-88",
         "cancel: ASSIGNED",
         CLAIM,
         _do("cancel"),
     ),
     _lifecycle(
         "cancel_fromInProgress_transitionsToCancelled",
-        "SG-60",
+        "SG-88",
         "cancel: IN_PROGRESS",
         CLAIM,
         START,
@@ -686,7 +686,7 @@ WORK_LIFECYCLE_PORTS = [
     ),
     _lifecycle(
         "cancel_fromSuspended_transitionsToCancelled",
-        "SG-60",
+        "SG-88",
         "cancel: SUSPENDED",
         CLAIM,
         _do("suspend"),
@@ -694,13 +694,13 @@ WORK_LIFECYCLE_PORTS = [
     ),
     _lifecycle(
         "complete_pendingItem_throwsIllegalStateException",
-        "SG-60",
+        "SG-88",
         "complete on PENDING is refused",
         COMPLETE,
     ),
     _lifecycle(
         "complete_completedItem_throwsIllegalStateException",
-        "SG-60",
+        "SG-88",
         "complete on COMPLETED is refused",
         CLAIM,
         START,
@@ -709,26 +709,26 @@ WORK_LIFECYCLE_PORTS = [
     ),
     _lifecycle(
         "start_pendingItem_throwsIllegalStateException",
-        "SG-60",
+        "SG-88",
         "start on PENDING is refused",
         START,
     ),
     _lifecycle(
         "claim_assignedItem_throwsIllegalStateException",
-        "SG-60",
+        "SG-88",
         "claim on ASSIGNED is refused",
         CLAIM,
         CLAIM,
     ),
     _lifecycle(
         "release_pendingItem_throwsIllegalStateException",
-        "SG-60",
+        "SG-88",
         "release on PENDING is refused",
         _do("release"),
     ),
     _lifecycle(
         "suspend_completedItem_throwsIllegalStateException",
-        "SG-60",
+        "SG-88",
         "suspend on COMPLETED is refused",
         CLAIM,
         START,
@@ -737,7 +737,7 @@ WORK_LIFECYCLE_PORTS = [
     ),
     _lifecycle(
         "resume_inProgressItem_throwsIllegalStateException",
-        "SG-60",
+        "SG-88",
         "resume on IN_PROGRESS is refused",
         CLAIM,
         START,
@@ -751,7 +751,7 @@ WORK_LIFECYCLE_PORTS = [
     ),
     _lifecycle(
         "delegate_fromInProgress_isValid",
-        "SG-60",
+        "SG-88",
         "delegate: IN_PROGRESS -> DELEGATED",
         CLAIM,
         START,
@@ -759,7 +759,7 @@ WORK_LIFECYCLE_PORTS = [
     ),
     _lifecycle(
         "release_fromInProgress_throwsIllegalStateException",
-        "SG-60",
+        "SG-88",
         "release on IN_PROGRESS is refused",
         CLAIM,
         START,
@@ -767,13 +767,13 @@ WORK_LIFECYCLE_PORTS = [
     ),
     _lifecycle(
         "reject_fromPending_throwsIllegalStateException",
-        "SG-60",
+        "SG-88",
         "reject on PENDING is refused",
         _do("reject"),
     ),
     _lifecycle(
         "start_fromInProgress_throwsIllegalStateException",
-        "SG-60",
+        "SG-88",
         "start on IN_PROGRESS is refused",
         CLAIM,
         START,
@@ -781,13 +781,13 @@ WORK_LIFECYCLE_PORTS = [
     ),
     _lifecycle(
         "suspend_fromPending_throwsIllegalStateException",
-        "SG-60",
+        "SG-88",
         "suspend on PENDING is refused",
         _do("suspend"),
     ),
     _lifecycle(
         "resume_fromInProgress_throwsIllegalStateException",
-        "SG-60",
+        "SG-88",
         "resume on IN_PROGRESS is refused",
         CLAIM,
         START,
@@ -795,20 +795,20 @@ WORK_LIFECYCLE_PORTS = [
     ),
     _lifecycle(
         "cancel_completedItem_throwsIllegalStateException",
-        "SG-60",
+        "SG-88",
         "cancel on COMPLETED is refused",
         CLAIM,
         START,
         COMPLETE,
         _do("cancel"),
     ),
-    _lifecycle("fault_fromPending_transitionsToFaulted", "SG-60", "fault: PENDING", _do("fault")),
+    _lifecycle("fault_fromPending_transitionsToFaulted", "SG-88", "fault: PENDING", _do("fault")),
     _lifecycle(
-        "fault_fromAssigned_transitionsToFaulted", "SG-60", "fault: ASSIGNED", CLAIM, _do("fault")
+        "fault_fromAssigned_transitionsToFaulted", "SG-88", "fault: ASSIGNED", CLAIM, _do("fault")
     ),
     _lifecycle(
         "fault_fromInProgress_transitionsToFaulted",
-        "SG-60",
+        "SG-88",
         "fault: IN_PROGRESS",
         CLAIM,
         START,
@@ -816,7 +816,7 @@ WORK_LIFECYCLE_PORTS = [
     ),
     _lifecycle(
         "fault_fromSuspended_transitionsToFaulted",
-        "SG-60",
+        "SG-88",
         "fault: SUSPENDED",
         CLAIM,
         _do("suspend"),
@@ -824,7 +824,7 @@ WORK_LIFECYCLE_PORTS = [
     ),
     _lifecycle(
         "fault_fromDelegated_transitionsToFaulted",
-        "SG-60",
+        "SG-88",
         "fault: DELEGATED",
         CLAIM,
         DELEGATE,
@@ -832,7 +832,7 @@ WORK_LIFECYCLE_PORTS = [
     ),
     _lifecycle(
         "fault_fromTerminal_throws",
-        "SG-60",
+        "SG-88",
         "fault on COMPLETED is refused",
         CLAIM,
         START,
@@ -841,13 +841,13 @@ WORK_LIFECYCLE_PORTS = [
     ),
     _lifecycle(
         "faultFromSystem_fromPending_transitionsToFaulted",
-        "SG-60",
+        "SG-88",
         "fault_from_system: PENDING",
         _do("fault_from_system"),
     ),
     _lifecycle(
         "faultFromSystem_fromTerminal_returnsSilently",
-        "SG-60",
+        "SG-88",
         "fault_from_system on COMPLETED leaves it COMPLETED without an error",
         CLAIM,
         START,
@@ -855,11 +855,11 @@ WORK_LIFECYCLE_PORTS = [
         _do("fault_from_system"),
     ),
     _lifecycle(
-        "obsolete_fromPending_transitionsToObsolete", "SG-60", "obsolete: PENDING", _do("obsolete")
+        "obsolete_fromPending_transitionsToObsolete", "SG-88", "obsolete: PENDING", _do("obsolete")
     ),
     _lifecycle(
         "obsolete_fromInProgress_transitionsToObsolete",
-        "SG-60",
+        "SG-88",
         "obsolete: IN_PROGRESS",
         CLAIM,
         START,
@@ -867,7 +867,7 @@ WORK_LIFECYCLE_PORTS = [
     ),
     _lifecycle(
         "obsolete_fromTerminal_throws",
-        "SG-60",
+        "SG-88",
         "obsolete on COMPLETED is refused",
         CLAIM,
         START,
@@ -876,13 +876,13 @@ WORK_LIFECYCLE_PORTS = [
     ),
     _lifecycle(
         "obsoleteFromSystem_fromPending_transitionsToObsolete",
-        "SG-60",
+        "SG-88",
         "obsolete_from_system: PENDING",
         _do("obsolete_from_system"),
     ),
     _lifecycle(
         "obsoleteFromSystem_fromTerminal_returnsSilently",
-        "SG-60",
+        "SG-88",
         "obsolete_from_system on COMPLETED leaves it COMPLETED",
         CLAIM,
         START,
@@ -891,13 +891,13 @@ WORK_LIFECYCLE_PORTS = [
     ),
     _lifecycle(
         "cancelFromSystem_fromPending_transitionsToCancelled",
-        "SG-60",
+        "SG-88",
         "cancel_from_system: PENDING",
         _do("cancel_from_system"),
     ),
     _lifecycle(
         "cancelFromSystem_fromTerminal_returnsSilently",
-        "SG-60",
+        "SG-88",
         "cancel_from_system on COMPLETED leaves it COMPLETED",
         CLAIM,
         START,

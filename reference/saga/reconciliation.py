@@ -4,7 +4,7 @@ Raw effect records never change. What an operator (or the runtime, after a succe
 learns later is appended as a reconciliation record: ``applied``, ``not_applied`` or
 ``compensated``. Each new record supersedes the previous latest one for the same effect. The
 first record must fit the raw status (``FIRST_RECONCILIATION``), later ones must not contradict
-the latest (``LATER_RECONCILIATION``); both tables live in ``lifecycles.py``.
+the latest (``LATER_RECONCILIATION``); both tables live in ``rescind.tables.saga`` (SG-83).
 """
 
 from __future__ import annotations
