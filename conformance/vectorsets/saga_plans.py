@@ -574,6 +574,8 @@ def provenance_of(test_id: str, rule: str, flags: tuple[str, ...]) -> Provenance
             "render, validate_expression, referenced_tasks; plan_compensation blocks a task on any"
             " render error (compensation_input_unavailable)",
         )
+    if rule == "SG-84":
+        return agentctl_code("resume", "prepare_effect_with_approval")
     scenario = scenario_of(test_id)
     if "Inferred" in flags:
         return derived(rule, note="inferred from plan_compensation's paths; no upstream test")
@@ -824,6 +826,23 @@ EXECUTION_CASES: list[tuple[str, str, str, tuple[str, ...], dict[str, Any], str]
         ("RescindChoice",),
         lineage_steps(
             create_fail() | {"compensation": {"approval": "always"}},
+            [
+                _compensate(),
+                {"do": "reject", "runId": "cmp-1"},
+                {"do": "resume", "runId": "cmp-1"},
+                PLAN,
+            ],
+        ),
+        "valid",
+    ),
+    (
+        "run.approval-rejected-stops-the-run",
+        "SG-84",
+        "two compensations wait for approval; the first is rejected: resume fails that task and "
+        "the run at once, never dispatches the second and finalizes nothing",
+        (),
+        lineage_steps(
+            s1() | {"compensation": {"approval": "always"}},
             [
                 _compensate(),
                 {"do": "reject", "runId": "cmp-1"},
