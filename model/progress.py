@@ -40,10 +40,11 @@ from rescind.model.logic import (
     grant_field,
     phase,
 )
+from rescind.model.profiles import PROFILES
 from rescind.model.progress_lemmas import HONEST_HOST_LEMMAS
+from rescind.model.progress_refinement import run_refinement
 from rescind.model.progress_system import (
     HONEST_INPUT,
-    PROFILES,
     UPSTREAM,
     ProgressProfile,
     ProgressSystem,
@@ -351,7 +352,34 @@ class ProgressProperty:
     """The fairness families the proof is expected to use (stated in docs/model.md)."""
     lassos: tuple[LassoShape, ...]
     witness_depth: int
+    witness_schedule: tuple[str, ...] | None = None
+    """The action of each step of the witness run (a fault-free happy path): z3 then only
+    finds the parameters; any run it finds is still a run of the whole system."""
 
+
+ORIGINAL_PATH = (
+    "record_operation",
+    "admit",
+    "persist",
+    "dispatch_call",
+    "persist",
+    "reply",
+    "apply_result",
+)
+COMPENSATION_PATH = (
+    *ORIGINAL_PATH,
+    "record_compensation",
+    "approve",
+    "prepare",
+    "send_compensation",
+    "admit_compensation",
+    "persist",
+    "compensation_call",
+    "persist",
+    "reply_compensation",
+    "apply_compensation_result",
+)
+"""The fault-free happy paths a witness run follows (one action per step)."""
 
 PROPERTIES: tuple[ProgressProperty, ...] = (
     ProgressProperty(
@@ -371,6 +399,7 @@ PROPERTIES: tuple[ProgressProperty, ...] = (
         ),
         (ORIGINAL_UNKNOWABLE,),
         7,
+        ORIGINAL_PATH,
     ),
     ProgressProperty(
         "approved_compensation_settles",
@@ -390,6 +419,7 @@ PROPERTIES: tuple[ProgressProperty, ...] = (
         ),
         (OUTCOME_LOST_IN_CRASH, LEFT_RUNNING),
         17,
+        COMPENSATION_PATH,
     ),
     ProgressProperty(
         "used_approval_can_settle",
@@ -401,6 +431,7 @@ PROPERTIES: tuple[ProgressProperty, ...] = (
         (),
         (OUTCOME_LOST_IN_CRASH, LEFT_RUNNING),
         17,
+        COMPENSATION_PATH,
     ),
 )
 
@@ -435,7 +466,7 @@ def witness_of(system: ProgressSystem, prop: ProgressProperty) -> Witness | None
     known = _WITNESSES.setdefault(system, {})
     key = id(prop.spec) * 100 + prop.witness_depth
     if key not in known:
-        known[key] = find_witness(system, prop.spec, prop.witness_depth)
+        known[key] = find_witness(system, prop.spec, prop.witness_depth, prop.witness_schedule)
     return known[key]
 
 
@@ -546,7 +577,7 @@ def checks_for(profile: ProgressProfile) -> Sequence[Check]:
         return holder[0]
 
     suffix = "" if profile is UPSTREAM else f"@{profile.name}"
-    return tuple(
+    found = tuple(
         Check(
             name=f"{prop.name}{suffix}",
             statement=prop.statement,
@@ -556,6 +587,19 @@ def checks_for(profile: ProgressProfile) -> Sequence[Check]:
         )
         for prop in PROPERTIES
     )
+    if profile is UPSTREAM:
+        return found
+    # An extension must show it keeps the protocol invariants (upstream's steps are
+    # checked once, by the tests, against the same base-step map).
+    refines = Check(
+        name=f"safety_invariants_hold{suffix}",
+        statement="every step of the profile is a sequence of safety-model steps, so every "
+        "protocol invariant holds on it",
+        rule="CR-9",
+        run=lambda: run_refinement(system()),
+        group="progress",
+    )
+    return (refines, *found)
 
 
 def checks() -> Sequence[Check]:

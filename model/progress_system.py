@@ -363,6 +363,8 @@ class ProgressProfile:
     fairness: tuple[FairFamily, ...] = attrs.field(repr=False)
     expected_findings: Mapping[str, str] = attrs.field(factory=dict)
     """Property name -> the named lasso this profile is known to have (upstream hazards)."""
+    base_steps: Mapping[str, tuple[str, ...]] = attrs.field(default=BASE_STEPS, repr=False)
+    """Action name -> the safety-model actions it performs, in order (PG-6)."""
 
     def without(self, *names: str, expected: Mapping[str, str] | None = None) -> ProgressProfile:
         """A variant with some actions removed (with their fairness families)."""
@@ -385,8 +387,10 @@ class ProgressProfile:
         actions: Sequence[Action],
         fairness: Sequence[FairFamily],
         expected: Mapping[str, str] | None = None,
+        base_steps: Mapping[str, tuple[str, ...]] | None = None,
     ) -> ProgressProfile:
-        """An extension: the same system plus new actions and fairness families."""
+        """An extension: the same system plus new actions (with the safety-model steps each
+        performs, ``base_steps``) and fairness families."""
         return ProgressProfile(
             name,
             description,
@@ -394,6 +398,7 @@ class ProgressProfile:
             self.faults,
             (*self.fairness, *fairness),
             MappingProxyType(dict(expected or {})),
+            MappingProxyType({**self.base_steps, **(base_steps or {})}),
         )
 
 
@@ -410,9 +415,6 @@ UPSTREAM = ProgressProfile(
         }
     ),
 )
-
-PROFILES: dict[str, ProgressProfile] = {UPSTREAM.name: UPSTREAM}
-"""Profiles ``rescind prove`` checks, by name."""
 
 
 class ProgressSystem(TransitionSystem):

@@ -25,6 +25,7 @@ path to the goal from every covered state, so ``no_rise`` is not needed.
 
 from __future__ import annotations
 
+import copy
 import itertools
 import time
 import weakref
@@ -93,13 +94,49 @@ _SUPPORT_CACHE: weakref.WeakKeyDictionary[ProgressSystem, dict[str, bool]] = (
 )
 
 
+class StepCache:
+    """Obligations already discharged for one action, shared between systems.
+
+    An induction step or a ranking obligation of one action is a z3 query built from that
+    action, the property and the model configuration only, never from the other actions of
+    the system. So a profile that extends another (``ProgressProfile.adding``) re-proves
+    only its new actions: the shared ones were proven on the parent system with the same
+    objects. Keys hold the objects themselves so that their ids stay valid."""
+
+    def __init__(self) -> None:
+        self._done: dict[tuple[Any, ...], list[tuple[Any, ...]]] = {}
+
+    def known(self, system: ProgressSystem, subject: object, action: object, tag: Any) -> bool:
+        entries = self._done.get((id(subject), id(action), tag), [])
+        return any(config == system.config for config, *_ in entries)
+
+    def add(self, system: ProgressSystem, subject: object, action: object, tag: Any) -> None:
+        entries = self._done.setdefault((id(subject), id(action), tag), [])
+        entries.append((system.config, subject, action))
+
+
+_STEPS = StepCache()
+
+
+def _inductive(system: ProgressSystem, invariant: Invariant) -> bool:
+    """``prove`` over the actions not yet proven for ``invariant`` (the base case always)."""
+    todo = tuple(a for a in system.actions if not _STEPS.known(system, invariant, a, "support"))
+    view = copy.copy(system)
+    view.actions = todo
+    if not prove(view, invariant).inductive:
+        return False
+    for action in todo:
+        _STEPS.add(system, invariant, action, "support")
+    return True
+
+
 def supports_proven(system: ProgressSystem, supports: Iterable[Invariant]) -> list[str]:
     """The names of the supports that are *not* inductive on ``system`` (cached per system)."""
     known = _SUPPORT_CACHE.setdefault(system, {})
     failed = []
     for invariant in supports:
         if invariant.name not in known:
-            known[invariant.name] = prove(system, invariant).inductive
+            known[invariant.name] = _inductive(system, invariant)
         if not known[invariant.name]:
             failed.append(invariant.name)
     return failed
@@ -178,8 +215,27 @@ def _params(step: Step) -> list[Expr]:
     return list(step.params.values())
 
 
+_PROVEN_FAIR: weakref.WeakKeyDictionary[
+    ProgressSystem, dict[int, tuple[LeadsTo, RankingResult]]
+] = weakref.WeakKeyDictionary()
+
+
 def prove_leads_to(system: ProgressSystem, spec: LeadsTo, *, fair: bool = True) -> RankingResult:
-    """Check every obligation; the first failure is reported by name."""
+    """Check every obligation; the first failure is reported by name.
+
+    A fair proof discharges every obligation of the reachable mode too (it checks the same
+    ones plus ``no_rise``), so once ``spec`` is proven fair on ``system`` the reachable
+    proof is that proof."""
+    proven = _PROVEN_FAIR.setdefault(system, {})
+    if not fair and id(spec) in proven:
+        return proven[id(spec)][1]
+    result = _prove_leads_to(system, spec, fair=fair)
+    if fair and result.holds:
+        proven[id(spec)] = (spec, result)
+    return result
+
+
+def _prove_leads_to(system: ProgressSystem, spec: LeadsTo, *, fair: bool) -> RankingResult:
     started = time.perf_counter()
 
     def failed(
@@ -203,6 +259,13 @@ def prove_leads_to(system: ProgressSystem, spec: LeadsTo, *, fair: bool = True) 
         return failed("covered: a state with the trigger and without the goal is in no stage")
 
     for action in system.actions:
+        fault = system.is_fault(action)
+        tag = ("rank", fair, fault)
+        # The fair obligations include the reachable ones: a fair pass settles both.
+        if _STEPS.known(system, spec, action, tag) or _STEPS.known(
+            system, spec, action, ("rank", True, fault)
+        ):
+            continue
         system.fingerprints.reset()
         step = system.instantiate(action, pre, tag="rank")
         if not step.written & read:
@@ -228,6 +291,7 @@ def prove_leads_to(system: ProgressSystem, spec: LeadsTo, *, fair: bool = True) 
         for name, condition in broken.items():
             if _solve(system, [*base, condition]) != z3.unsat:
                 return failed(f"{name} at {action.name}")
+        _STEPS.add(system, spec, action, tag)
 
     helpful: dict[str, str] = {}
     for position, stage in enumerate(stages):

@@ -243,7 +243,8 @@ def test_prove_json_lists_findings_with_their_lasso(capsys: pytest.CaptureFixtur
         assert row["group"] == "progress" and row["status"] == "finding"
         assert row["finding"] == CRASH
         assert row["counterexample"][0] == "1. record_operation key=k0 tool=t0"
-    assert [check.name for check in checks()] == names
+    # Upstream's checks come first; registered extension profiles follow (tests/extension).
+    assert [check.name for check in checks()][: len(names)] == names
 
 
 def _fake(status: str) -> Check:
