@@ -13,7 +13,7 @@ reconciliation for any key it was given) is required for dispatch and compensati
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 import attrs
 
@@ -29,6 +29,9 @@ from rescind.reference.messages import (
 class AdapterDeclarations:
     durable_operations: bool = True
     invocation_safety: bool = True
+    compensation_reconciliation: bool = False
+    """Extension ``splash-v5+compensation-reconcile`` (CR-6): the adapter answers
+    ``reconcile_compensation`` by looking the inverse effect up, never by running it."""
 
     @classmethod
     def none(cls) -> AdapterDeclarations:
@@ -45,3 +48,10 @@ class WorkerAdapter(Protocol):
     def compensate_operation(self, request: OperationCompensationRequest) -> OperationStatus: ...
 
     def reconcile_operation(self, request: OperationReconcileRequest) -> OperationStatus: ...
+
+
+@runtime_checkable
+class CompensationReconcilingAdapter(WorkerAdapter, Protocol):
+    """An adapter that also serves the compensation reconciliation extension (CR-6)."""
+
+    def reconcile_compensation(self, request: OperationCompensationRequest) -> OperationStatus: ...

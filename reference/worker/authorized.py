@@ -52,3 +52,13 @@ class AuthorizedReconciliation:
     request: OperationReconcileRequest
     grant: CapabilityGrant
     provenance: Provenance = attrs.field(factory=Provenance, eq=False)
+
+
+@attrs.frozen
+class AuthorizedCompensationReconciliation:
+    """Extension (CR-4): a compensation reconciliation, authorized without budget. Its own
+    type, so it can never be used to attach or run a compensation."""
+
+    request: OperationCompensationRequest
+    grant: CapabilityGrant
+    provenance: Provenance = attrs.field(factory=Provenance, eq=False)

@@ -45,6 +45,7 @@ from rescind.reference.protocol_errors import (
 )
 from rescind.reference.worker.authorized import (
     AuthorizedCompensation,
+    AuthorizedCompensationReconciliation,
     AuthorizedDispatch,
     AuthorizedReconciliation,
     Provenance,
@@ -200,6 +201,24 @@ class SessionAuthorizer:
             self._compensations[grant.tool] = spent + 1
         return AuthorizedCompensation(request, grant, self._provenance)
 
+    def authorize_compensation_reconciliation(
+        self, request: OperationCompensationRequest
+    ) -> AuthorizedCompensationReconciliation:
+        """Extension (CR-4): the compensation checks up to the input size, then a new id
+        and id capacity; spends the id only, never compensation budget (it asks about an
+        inverse already paid for, and never runs one)."""
+        request.validate_header()
+        grant = self._grant(request.session_id, request.tool)
+        if grant.max_compensations == 0:
+            raise CompensationNotGranted(tool=grant.tool)
+        if grant.compensation_fingerprint() != request.grant_fingerprint:
+            raise CompensationGrantMismatch()
+        self._check_input(request.payload, grant)
+        self._require_new_id(request.request_id)
+        self._require_id_capacity()
+        self._request_ids.add(request.request_id)
+        return AuthorizedCompensationReconciliation(request, grant, self._provenance)
+
     # -- result validation (never reserves a request id) ---------------------------------------
     # Order (AU-10): provenance, the result's own validation, its session against the
     # manifest, correlation with the authorized request, duplicate, status against the grant.
@@ -240,6 +259,16 @@ class SessionAuthorizer:
 
     def validate_compensation_result(
         self, authorized: AuthorizedCompensation, result: OperationCompensationResult
+    ) -> None:
+        self._require_own(authorized.provenance)
+        result.validate()
+        self._require_session(result.session_id)
+        if not result.matches_request(authorized.request):
+            raise CompensationResultMismatch()
+        self._accept_result(result.request_id, result.status, authorized.grant)
+
+    def validate_compensation_reconciliation_result(
+        self, authorized: AuthorizedCompensationReconciliation, result: OperationCompensationResult
     ) -> None:
         self._require_own(authorized.provenance)
         result.validate()

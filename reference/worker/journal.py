@@ -41,6 +41,7 @@ from rescind.reference.tokens import require_token
 from rescind.reference.wirejson import Struct, as_list, as_str, as_uint, read_document
 from rescind.reference.worker.authorized import (
     AuthorizedCompensation,
+    AuthorizedCompensationReconciliation,
     AuthorizedDispatch,
     AuthorizedReconciliation,
 )
@@ -285,10 +286,40 @@ class WorkerOperationJournal:
         return Applied(Dispatch(), candidate)
 
     def observe_compensation(
-        self, authorized: AuthorizedCompensation, status: OperationStatus
+        self,
+        authorized: AuthorizedCompensation | AuthorizedCompensationReconciliation,
+        status: OperationStatus,
     ) -> Applied[WorkerOperationState]:
         self.validate_and_bound()
         status.validate_for_grant(authorized.grant)
+        index, record, compensation = self._attached(authorized)
+        request = authorized.request
+        observed = WorkerOperationState.from_status(status)
+        if not _accepts(compensation.state, observed):
+            raise InvalidWorkerCompensationTransition(
+                operation_key=request.operation_key,
+                current=compensation.state.kind,
+                observed=observed.kind,
+            )
+        if _is_noop(compensation.state, observed):
+            return Applied(observed, self)
+        updated = attrs.evolve(record, compensation=attrs.evolve(compensation, state=observed))
+        return Applied(observed, self._replace(index, updated))
+
+    def validate_compensation_reconciliation(
+        self, authorized: AuthorizedCompensationReconciliation
+    ) -> None:
+        """Extension (CR-5): the compensation must be attached here under exactly this
+        identity (tenant, tool, key, compensation key, input, grant fingerprint), and its
+        stored state must still fit the current grant."""
+        self.validate_and_bound()
+        _, _, compensation = self._attached(authorized)
+        compensation.state.validate_for_grant(authorized.grant)
+
+    def _attached(
+        self, authorized: AuthorizedCompensation | AuthorizedCompensationReconciliation
+    ) -> tuple[int, OperationRecord, CompensationRecord]:
+        """Scope, key, tool, an attached compensation, then its full identity."""
         request = authorized.request
         self._require_scope(request.tenant_scope)
         fingerprint = worker_input_fingerprint(request.payload)
@@ -303,17 +334,7 @@ class WorkerOperationJournal:
             request.compensation_key, fingerprint, request.grant_fingerprint
         ):
             raise CompensationIdentityMismatch(operation_key=request.operation_key)
-        observed = WorkerOperationState.from_status(status)
-        if not _accepts(compensation.state, observed):
-            raise InvalidWorkerCompensationTransition(
-                operation_key=request.operation_key,
-                current=compensation.state.kind,
-                observed=observed.kind,
-            )
-        if _is_noop(compensation.state, observed):
-            return Applied(observed, self)
-        updated = attrs.evolve(record, compensation=attrs.evolve(compensation, state=observed))
-        return Applied(observed, self._replace(index, updated))
+        return index, record, compensation
 
     def _require_scope(self, tenant_scope: str) -> None:
         # Only compensations carry a tenant scope; the journal compares it before any lookup,

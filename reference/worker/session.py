@@ -36,8 +36,14 @@ from rescind.reference.messages import (
     OperationStatus,
 )
 from rescind.reference.protocol_errors import ProtocolError, Serialization
-from rescind.reference.worker.adapter import WorkerAdapter
+from rescind.reference.worker.adapter import CompensationReconcilingAdapter, WorkerAdapter
 from rescind.reference.worker.authorizer import SessionAuthorizer
+from rescind.reference.worker.extension import (
+    COMPENSATION_RECONCILE_PROFILE,
+    CompensationReconciliationNotDeclared,
+    ExtensionNotEnabled,
+    WorkerExtensions,
+)
 from rescind.reference.worker.journal import Applied, Dispatch, Existing, WorkerOperationJournal
 from rescind.reference.worker.journal_store import (
     JournalLease,
@@ -127,7 +133,9 @@ class WorkerSession:
         revision: int,
         lease: JournalLease,
         limits: WorkerSessionLimits,
+        extensions: WorkerExtensions | None = None,
     ) -> None:
+        self._extensions = extensions or WorkerExtensions()
         self._authenticator = authenticator
         self._authorizer = authorizer
         self._adapters = dict(adapters)
@@ -151,6 +159,7 @@ class WorkerSession:
         revision: int,
         admission: WorkerAdmission,
         limits: WorkerSessionLimits | None = None,
+        extensions: WorkerExtensions | None = None,
     ) -> WorkerSession:
         """Role, the opening frame (as sequence 1), its kind, the authorizer, an adapter for
         every grant, then admission (its token becomes the lease; 0 is refused). The journal
@@ -184,6 +193,7 @@ class WorkerSession:
             revision=revision,
             lease=issue_lease(token),
             limits=limits or WorkerSessionLimits(),
+            extensions=extensions,
         )
 
     # -- inspection ------------------------------------------------------------------------
@@ -191,6 +201,10 @@ class WorkerSession:
     @property
     def poisoned(self) -> bool:
         return self._poisoned
+
+    @property
+    def extensions(self) -> WorkerExtensions:
+        return self._extensions
 
     @property
     def journal(self) -> WorkerOperationJournal:
@@ -403,6 +417,52 @@ class WorkerSession:
         result = OperationReconcileResult.for_request(request, reported)
         self._authorizer.validate_reconciliation_result(authorized, result)
         return self._authenticator.seal(ReconciledOperation(result))
+
+    # -- extension: compensation reconciliation (CR-n) -------------------------------------
+
+    def reconcile_compensation(
+        self, request: OperationCompensationRequest, store: JournalStore
+    ) -> OperationCompensationResult:
+        """Profile ``splash-v5+compensation-reconcile`` only (docs/spec/compensation-reconcile.md).
+
+        The original's reconcile, for an attached compensation: gate, authorize (no budget),
+        the journal's identity and grant checks, the shared reconciliation budget, then ask
+        the adapter to *look up* the inverse effect (never to run it), observe its answer
+        through the lifecycle table and persist, always, before answering."""
+        if self._poisoned:
+            raise SessionPoisoned()
+        if not self._extensions.compensation_reconcile:
+            raise ExtensionNotEnabled(extension=COMPENSATION_RECONCILE_PROFILE)
+        try:
+            return self._reconcile_compensation(request, store)
+        except ProtocolError as error:
+            raise wrap_protocol(error) from error
+
+    def _reconcile_compensation(
+        self, request: OperationCompensationRequest, store: JournalStore
+    ) -> OperationCompensationResult:
+        authorized = self._authorizer.authorize_compensation_reconciliation(request)
+        self._journal.validate_compensation_reconciliation(authorized)
+        adapter = self._durable_adapter(request.tool)
+        if not adapter.declarations.compensation_reconciliation or not isinstance(
+            adapter, CompensationReconcilingAdapter
+        ):
+            raise CompensationReconciliationNotDeclared(tool=request.tool)
+        self._reserve_reconciliation(request.tool)
+        try:
+            reported = adapter.reconcile_compensation(request)
+        except WorkerAdapterError as error:
+            raise AdapterFailed(tool=request.tool, error=error.kind) from error
+        except Exception as error:
+            # A lookup runs no effect: like the original's reconcile, a definite failure.
+            raise AdapterFailed(tool=request.tool, error=ADAPTER_RAISED) from error
+        snapshot = self._journal
+        self._journal = snapshot.observe_compensation(authorized, reported).journal
+        # Always written: the write proves this session's lease before the host is told.
+        self._persist(store, snapshot)
+        result = OperationCompensationResult.for_request(request, reported)
+        self._authorizer.validate_compensation_reconciliation_result(authorized, result)
+        return result
 
     def _reserve_reconciliation(self, tool: str) -> None:
         """Session budget first, then the tool's; spent before the adapter is asked."""
