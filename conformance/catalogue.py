@@ -10,12 +10,16 @@ from collections.abc import Callable
 from pathlib import Path
 
 import attrs
+from hypothesis.database import ExampleDatabase
 
 from rescind.conformance.checks import Check, Outcome, Status
 from rescind.conformance.harness import Driver
+from rescind.conformance.sharding import Shard, choose_seed
 from rescind.conformance.vectorchecks import vector_checks
 
 DriverFactory = Callable[[], Driver]
+EXPLORATION = "exploration"
+"""The source of exploration checks: in a sharded run each is a slice named for its shard."""
 
 
 @attrs.frozen
@@ -24,6 +28,12 @@ class SourceOptions:
     """Differential exploration budget in traces; ``None`` for the default, 0 for none."""
     replay_directory: Path = Path("rescind-replays")
     """Where minimal disagreements are saved (created only when there is one)."""
+    seed: int = 0
+    """The run's exploration seed (``sharding.choose_seed``)."""
+    shard: Shard | None = None
+    """This run's shard: it explores its slice of each budget (``sharding``)."""
+    example_db: ExampleDatabase | None = None
+    """Hypothesis' example database for exploration (``example_db``); ``None`` for none."""
 
 
 CheckSource = Callable[[DriverFactory, SourceOptions], list[Check]]
@@ -74,13 +84,20 @@ def all_checks(
     include_model: bool = True,
     explore_steps: int | None = None,
     replay_directory: Path = Path("rescind-replays"),
+    seed: int | None = None,
+    shard: Shard | None = None,
+    example_db: ExampleDatabase | None = None,
 ) -> list[Check]:
+    """Every check; with ``shard``, only the checks that shard owns (its exploration slices
+    included). ``seed`` ``None`` chooses one (``sharding.choose_seed``)."""
     _load_sources()
-    options = SourceOptions(explore_steps, replay_directory)
+    options = SourceOptions(explore_steps, replay_directory, choose_seed(seed), shard, example_db)
     checks: list[Check] = model_checks() if include_model else []
     checks += vector_checks()
     for source in _EXTRA_SOURCES:
         checks += source(start_driver, options)
+    if shard is not None:
+        checks = [c for c in checks if c.source == EXPLORATION or shard.owns(c.id)]
     return checks
 
 

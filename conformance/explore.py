@@ -1,6 +1,6 @@
-"""Differential exploration: Hypothesis writes journal/authorizer call sequences, both the
-reference and the implementation run them, and any disagreement in a result, an error code
-or the serialized journal is shrunk to a minimal trace and saved as a replay file.
+"""Differential exploration of journal/authorizer call sequences (the engine is
+``explore_engine``): any disagreement in a result, an error code or the serialized journal
+is shrunk to a minimal trace and saved as a replay file.
 
 Traces use the ``journal.trace`` vocabulary of docs/spec/journal.md, so a replay file is an
 ordinary request that ``rescind replay FILE`` (or any driver) can run again.
@@ -9,23 +9,25 @@ ordinary request that ``rescind replay FILE`` (or any driver) can run again.
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Mapping
-from pathlib import Path
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
-from hypothesis import HealthCheck, Phase, find, settings
 from hypothesis import strategies as st
-from hypothesis.errors import NoSuchExample
+from hypothesis.database import ExampleDatabase
 
-from rescind.conformance import operations
-from rescind.conformance.harness import Driver, Reply
-from rescind.conformance.vectorchecks import compare
-from rescind.reference.errors import RescindError
+from rescind.conformance.explore_engine import (
+    REPLAY_FORMAT,
+    Area,
+    Disagreement,
+    ExplorationResult,
+    replay,
+    save_replay,
+)
+from rescind.conformance.explore_engine import explore as explore_area
+from rescind.conformance.harness import Driver
 from rescind.reference.grants import CapabilityGrant
 
-REPLAY_FORMAT = "rescind-replay/1"
 SESSION = "session-1"
 SCOPE = "tenant-release"
 # A small pool on purpose: steps that name the same identity often are what reaches
@@ -219,99 +221,36 @@ def trace_of(chosen: list[dict[str, Any]]) -> dict[str, Any]:
 traces = st.lists(steps, min_size=12, max_size=48).map(trace_of)
 
 
-@attrs.frozen
-class Disagreement:
-    trace: Mapping[str, Any]
-    expected: Mapping[str, Any]
-    message: str
-
-    def replay_document(self) -> dict[str, Any]:
-        return {
-            "format": REPLAY_FORMAT,
-            "op": "journal.trace",
-            "args": dict(self.trace),
-            "expected": dict(self.expected),
-            "message": self.message,
-        }
+def _rebuild(_: Mapping[str, Any], chosen: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    return trace_of([dict(step) for step in chosen])
 
 
-@attrs.frozen
-class ExplorationResult:
-    examples: int
-    steps: int
-    seconds: float
-    disagreement: Disagreement | None
+JOURNAL_AREA = Area(
+    name="journal-authorizer",
+    op="journal.trace",
+    capability="journal",
+    rule="WJ-16",
+    description="random journal and authorizer call sequences agree with the reference",
+    traces=traces,
+    rebuild=_rebuild,
+)
 
 
-def reference_answer(trace: Mapping[str, Any]) -> dict[str, Any]:
-    try:
-        return operations.run("journal.trace", trace)
-    except RescindError as error:
-        return {"error": error.code}
+def explore(
+    driver: Driver, examples: int, seed: int = 0, *, database: ExampleDatabase | None = None
+) -> ExplorationResult:
+    """Journal/authorizer exploration (see ``explore_engine.explore``)."""
+    return explore_area(driver, JOURNAL_AREA, examples, seed, database=database)
 
 
-def disagreement_of(driver: Driver, trace: Mapping[str, Any]) -> str | None:
-    expected = reference_answer(trace)
-    reply = driver.request("journal.trace", trace)
-    return compare(expected, reply)
-
-
-def explore(driver: Driver, examples: int, seed: int = 0) -> ExplorationResult:
-    """Run ``examples`` generated traces; shrink and return the first disagreement."""
-    counted = {"examples": 0, "steps": 0}
-    started = time.monotonic()
-
-    def disagrees(trace: Mapping[str, Any]) -> bool:
-        counted["examples"] += 1
-        counted["steps"] += len(trace["steps"])
-        return disagreement_of(driver, trace) is not None
-
-    config = settings(
-        max_examples=examples,
-        database=None,
-        deadline=None,
-        derandomize=True,
-        phases=(Phase.generate, Phase.shrink),
-        suppress_health_check=list(HealthCheck),
-    )
-    try:
-        minimal = find(traces, disagrees, settings=config, random=None)
-    except NoSuchExample:
-        minimal = None
-    found = None
-    if minimal is not None:
-        minimal = minimize(driver, minimal)
-        message = disagreement_of(driver, minimal) or "disagreement did not reproduce"
-        found = Disagreement(minimal, reference_answer(minimal), message)
-    return ExplorationResult(
-        counted["examples"], counted["steps"], time.monotonic() - started, found
-    )
-
-
-def minimize(driver: Driver, trace: Mapping[str, Any]) -> dict[str, Any]:
-    """Drop every step whose removal keeps the disagreement (one pass, last step first)."""
-    steps_left = list(trace["steps"])
-    for index in reversed(range(len(steps_left))):
-        candidate = steps_left[:index] + steps_left[index + 1 :]
-        if candidate and disagreement_of(driver, trace_of(candidate)) is not None:
-            steps_left = candidate
-    return trace_of(steps_left)
-
-
-def save_replay(disagreement: Disagreement, directory: Path) -> Path:
-    directory.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(disagreement.replay_document(), indent=2, sort_keys=True) + "\n"
-    import hashlib
-
-    name = hashlib.sha256(text.encode()).hexdigest()[:12]
-    path = directory / f"journal-{name}.json"
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
-def replay(document: Mapping[str, Any], driver: Driver) -> str | None:
-    """Re-run a replay file's request; ``None`` when the driver now agrees."""
-    if document.get("format") != REPLAY_FORMAT:
-        raise ValueError(f"not a {REPLAY_FORMAT} file")
-    reply: Reply = driver.request(document["op"], document["args"])
-    return compare(document["expected"], reply)
+__all__ = [
+    "JOURNAL_AREA",
+    "REPLAY_FORMAT",
+    "Disagreement",
+    "ExplorationResult",
+    "explore",
+    "replay",
+    "save_replay",
+    "trace_of",
+    "traces",
+]

@@ -1,45 +1,65 @@
-"""Checks from differential exploration (see ``explore``): one check per explored area."""
+"""Checks from differential exploration (``explore_engine``): one check per explored area
+(``explore_areas.AREAS``). In a sharded run each is that shard's slice of the budget,
+explored from its own seed and named ``explore.<area>@I/N``."""
 
 from __future__ import annotations
 
-from rescind.conformance.catalogue import DriverFactory, SourceOptions, register_source
+from rescind.conformance.catalogue import (
+    EXPLORATION,
+    DriverFactory,
+    SourceOptions,
+    register_source,
+)
 from rescind.conformance.checks import Check, Outcome
-from rescind.conformance.explore import explore, save_replay
+from rescind.conformance.explore_areas import AREAS
+from rescind.conformance.explore_engine import Area, explore, save_replay
 from rescind.conformance.harness import Driver
+from rescind.conformance.sharding import area_seed
 
 DEFAULT_EXAMPLES = 200
+"""Traces per area (split across shards)."""
 
 
 @register_source
 def exploration_checks(_: DriverFactory, options: SourceOptions) -> list[Check]:
     budget = options.explore_examples
-    examples = DEFAULT_EXAMPLES if budget is None else budget
-    if examples <= 0:
+    total = DEFAULT_EXAMPLES if budget is None else budget
+    if total <= 0:
         return []
+    return [_check(area, total, options) for area in AREAS]
+
+
+def _check(area: Area, total: int, options: SourceOptions) -> Check:
+    shard = options.shard
+    examples = total if shard is None else shard.budget(total)
+    seed = area_seed(options.seed, area.name, shard)
+    check_id = f"explore.{area.name}"
 
     def run(driver: Driver) -> Outcome:
-        result = explore(driver, examples)
+        if examples <= 0:
+            return Outcome("pass", f"0 traces in this shard's slice (run seed {options.seed})")
+        result = explore(driver, area, examples, seed, database=options.example_db)
         if result.disagreement is None:
             rate = result.steps / result.seconds if result.seconds else 0.0
             return Outcome(
-                "pass", f"{result.examples} traces, {result.steps} steps, {rate:.0f} steps/s"
+                "pass",
+                f"{result.examples} traces, {result.steps} steps, {rate:.0f} steps/s "
+                f"(run seed {options.seed})",
             )
-        path = save_replay(result.disagreement, options.replay_directory)
-        steps = len(result.disagreement.trace["steps"])
+        path = save_replay(result.disagreement, options.replay_directory, area.name)
+        steps = len(area.steps_of(result.disagreement.trace))
         return Outcome(
             "fail",
             f"{result.disagreement.message}; minimal trace of {steps} steps saved to {path} "
-            f"(rescind replay {path})",
+            f"(rescind replay {path}; run seed {options.seed})",
         )
 
-    return [
-        Check(
-            id="explore.journal-authorizer",
-            tier="must",
-            rule="WJ-16",
-            capability="journal",
-            source="exploration",
-            run=run,
-            description="random journal and authorizer call sequences agree with the reference",
-        )
-    ]
+    return Check(
+        id=check_id if shard is None else shard.slice_id(check_id),
+        tier="must",
+        rule=area.rule,
+        capability=area.capability,
+        source=EXPLORATION,
+        run=run,
+        description=area.description,
+    )

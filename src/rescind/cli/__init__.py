@@ -28,6 +28,7 @@ COMMAND_MODULES = (
     "diagram",
     "replay",
     "saga",
+    "report",
 )
 
 Handler = Callable[[argparse.Namespace], int]

@@ -13,14 +13,16 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from rescind.cli import UsageError
+from rescind.cli import UsageError, scale_out
 from rescind.conformance import report as reports
 from rescind.conformance import report_html
 from rescind.conformance.catalogue import all_checks
 from rescind.conformance.checks import Check, Outcome
 from rescind.conformance.driver import handle
 from rescind.conformance.harness import DEFAULT_TIMEOUT, InProcessDriver, SubprocessDriver
+from rescind.conformance.report_merge import plan_section, run_section
 from rescind.conformance.runner import RunReport, run_checks
+from rescind.conformance.sharding import Shard
 
 
 def register(subparsers: Any) -> None:
@@ -82,6 +84,7 @@ def register(subparsers: Any) -> None:
         help="where exploration saves minimal disagreements (default: rescind-replays)",
     )
     parser.add_argument("--no-model", action="store_true", help="skip the model proofs")
+    scale_out.add_arguments(parser)
     parser.set_defaults(handler=run)
 
 
@@ -127,16 +130,23 @@ def run(args: argparse.Namespace) -> int:
         expected = reports.read_expected_failures(args.expect_fail)
     kinds = _provenance_filter(args.provenance)
     start = _factory(args)
-    checks = _selected(
-        all_checks(
+    scale = scale_out.options(args)
+
+    def chosen(shard: Shard | None) -> list[Check]:
+        every = all_checks(
             start,
             include_model=not args.no_model,
             explore_steps=args.explore_steps,
             replay_directory=args.replay_dir,
-        ),
-        args.select,
-    )
-    checks = _by_provenance(checks, kinds)
+            seed=scale.seed,
+            shard=shard,
+            example_db=scale.example_db,
+        )
+        return _by_provenance(_selected(every, args.select), kinds)
+
+    checks = chosen(scale.shard)
+    plan = plan_section(c.id for c in (chosen(None) if scale.shard else checks))
+    scale_out.announce(scale)
     if not checks:
         raise UsageError("no check matches the selection")
     console = Console(stderr=True)
@@ -155,6 +165,7 @@ def run(args: argparse.Namespace) -> int:
             progress.update(task, advance=1, description=check.source)
 
         result = run_checks(checks, start, expected_failures=expected, progress=advance)
+    args.run_section = run_section(scale.seed, scale.shard, plan)
     _write_outputs(result, args)
     return result.exit_code()
 
@@ -170,7 +181,7 @@ def _write_outputs(result: RunReport, args: argparse.Namespace) -> None:
         fresh = args.expect_fail.with_name(args.expect_fail.name + ".new")
         fresh.write_text(reports.expected_failures_text(result), encoding="utf-8")
     if args.json:
-        print(json.dumps(reports.to_json(result), indent=2))
+        print(json.dumps({**reports.to_json(result), "run": args.run_section}, indent=2))
         return
     _print_summary(result)
 

@@ -1,0 +1,10 @@
+"""Every explored vocabulary, in run order (``source_explore`` makes one check of each)."""
+
+from __future__ import annotations
+
+from rescind.conformance.explore import JOURNAL_AREA
+from rescind.conformance.explore_engine import Area
+from rescind.conformance.explore_ledger import LEDGER_AREA
+from rescind.conformance.explore_session import SESSION_WORKER_AREA
+
+AREAS: tuple[Area, ...] = (JOURNAL_AREA, LEDGER_AREA, SESSION_WORKER_AREA)

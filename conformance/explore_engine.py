@@ -1,0 +1,223 @@
+"""The differential exploration engine, shared by every explored vocabulary (an ``Area``).
+
+Hypothesis writes traces of one vocabulary; the reference and the implementation both run
+each one and the first disagreement (a result, an error code, a serialized state) is shrunk
+by Hypothesis, then by dropping steps, and saved as a replay file: an ordinary request that
+``rescind replay FILE`` (or any driver) runs again.
+
+A seed makes a run reproducible (``random`` is derived from it, so Hypothesis' own
+derandomization is never needed); an example database, when given, carries shrunk
+disagreements between runs and machines (Hypothesis' ``reuse`` phase replays them first).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import attrs
+from hypothesis import HealthCheck, Phase, find, settings
+from hypothesis import strategies as st
+from hypothesis.database import ExampleDatabase
+from hypothesis.errors import NoSuchExample
+
+from rescind.conformance import operations
+from rescind.conformance.harness import Driver, Reply
+from rescind.conformance.vectorchecks import compare
+from rescind.reference.errors import RescindError
+
+REPLAY_FORMAT = "rescind-replay/1"
+
+Trace = dict[str, Any]
+Rebuild = Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]]], Trace]
+StepsOf = Callable[[Mapping[str, Any]], Sequence[Mapping[str, Any]]]
+
+
+def keep_steps(trace: Mapping[str, Any], steps: Sequence[Mapping[str, Any]]) -> Trace:
+    """The same trace with only ``steps`` (the default way to rebuild a shorter trace)."""
+    return {**trace, "steps": [dict(step) for step in steps]}
+
+
+def top_steps(trace: Mapping[str, Any]) -> Sequence[Mapping[str, Any]]:
+    steps: Sequence[Mapping[str, Any]] = trace["steps"]
+    return steps
+
+
+class Answers:
+    """The reference's answers recorded by a closed-loop generator while it drew each trace
+    (it ran the reference anyway to choose well-formed steps), so a check does not run the
+    reference a second time. Keyed by object identity and bounded: Hypothesis hands the
+    drawn object itself to the check right after drawing it."""
+
+    def __init__(self, size: int = 64) -> None:
+        self._size = size
+        self._entries: dict[int, tuple[Mapping[str, Any], dict[str, Any]]] = {}
+
+    def remember(self, trace: Mapping[str, Any], answer: dict[str, Any]) -> None:
+        if len(self._entries) >= self._size:
+            self._entries.pop(next(iter(self._entries)))
+        self._entries[id(trace)] = (trace, answer)
+
+    def recall(self, trace: Mapping[str, Any]) -> dict[str, Any] | None:
+        entry = self._entries.get(id(trace))
+        if entry is None or entry[0] is not trace:
+            return None
+        return entry[1]
+
+
+@attrs.frozen
+class Area:
+    """One explored vocabulary: the operation that runs a whole trace and its generator."""
+
+    name: str
+    """Short and stable: the check id is ``explore.<name>``, the database key derives from it."""
+    op: str
+    capability: str
+    rule: str
+    description: str
+    traces: st.SearchStrategy[Trace] = attrs.field(eq=False, repr=False)
+    rebuild: Rebuild = attrs.field(default=keep_steps, eq=False, repr=False)
+    """A well-formed trace holding only the given steps (used when dropping steps)."""
+    steps_of: StepsOf = attrs.field(default=top_steps, eq=False, repr=False)
+    answers: Answers | None = attrs.field(default=None, eq=False, repr=False)
+    """Answers the generator recorded, if it runs the reference while drawing."""
+
+    def expected(self, trace: Mapping[str, Any]) -> dict[str, Any]:
+        recorded = self.answers.recall(trace) if self.answers is not None else None
+        return recorded if recorded is not None else reference_answer(self.op, trace)
+
+    @property
+    def database_key(self) -> bytes:
+        return f"rescind.explore.{self.name}".encode()
+
+
+@attrs.frozen
+class Disagreement:
+    op: str
+    trace: Mapping[str, Any]
+    expected: Mapping[str, Any]
+    message: str
+
+    def replay_document(self) -> dict[str, Any]:
+        return {
+            "format": REPLAY_FORMAT,
+            "op": self.op,
+            "args": dict(self.trace),
+            "expected": dict(self.expected),
+            "message": self.message,
+        }
+
+
+@attrs.frozen
+class ExplorationResult:
+    examples: int
+    steps: int
+    seconds: float
+    disagreement: Disagreement | None
+    seed: int
+
+
+def reference_answer(op: str, trace: Mapping[str, Any]) -> dict[str, Any]:
+    try:
+        return operations.run(op, trace)
+    except RescindError as error:
+        return {"error": error.code}
+
+
+def disagreement_of(
+    driver: Driver, op: str, trace: Mapping[str, Any], expected: Mapping[str, Any] | None = None
+) -> str | None:
+    if expected is None:
+        expected = reference_answer(op, trace)
+    reply = driver.request(op, trace)
+    return compare(dict(expected), reply)
+
+
+def _malformed(op: str, trace: Mapping[str, Any]) -> bool:
+    """A trace the reference itself refuses as a bad request (only a shrinking step can make
+    one: generators never do, and a test holds them to it)."""
+    return reference_answer(op, trace).get("error") == operations.BadRequest.code
+
+
+def explore(
+    driver: Driver,
+    area: Area,
+    examples: int,
+    seed: int = 0,
+    *,
+    database: ExampleDatabase | None = None,
+) -> ExplorationResult:
+    """Run ``examples`` generated traces of ``area``; shrink and return the first
+    disagreement. The same seed (and database contents) gives the same traces."""
+    counted = {"examples": 0, "steps": 0}
+    started = time.monotonic()
+
+    def disagrees(trace: Mapping[str, Any]) -> bool:
+        counted["examples"] += 1
+        counted["steps"] += len(area.steps_of(trace))
+        return disagreement_of(driver, area.op, trace, area.expected(trace)) is not None
+
+    phases: tuple[Phase, ...] = (Phase.generate, Phase.shrink)
+    if database is not None:
+        phases = (Phase.reuse, *phases)
+    config = settings(
+        max_examples=max(examples, 1),
+        database=database,
+        deadline=None,
+        derandomize=False,
+        phases=phases,
+        suppress_health_check=list(HealthCheck),
+    )
+    try:
+        minimal = find(
+            area.traces,
+            disagrees,
+            settings=config,
+            random=random.Random(seed),
+            database_key=area.database_key,
+        )
+    except NoSuchExample:
+        minimal = None
+    found = None
+    if minimal is not None:
+        minimal = minimize(driver, area, minimal)
+        message = disagreement_of(driver, area.op, minimal) or "disagreement did not reproduce"
+        found = Disagreement(area.op, minimal, reference_answer(area.op, minimal), message)
+    return ExplorationResult(
+        counted["examples"], counted["steps"], time.monotonic() - started, found, seed
+    )
+
+
+def minimize(driver: Driver, area: Area, trace: Mapping[str, Any]) -> Trace:
+    """Drop every step whose removal keeps the disagreement (one pass, last step first),
+    never leaving a trace the reference refuses as malformed."""
+    steps_left = list(area.steps_of(trace))
+    for index in reversed(range(len(steps_left))):
+        candidate = area.rebuild(trace, steps_left[:index] + steps_left[index + 1 :])
+        if not area.steps_of(candidate) or _malformed(area.op, candidate):
+            continue
+        if disagreement_of(driver, area.op, candidate) is not None:
+            steps_left = list(area.steps_of(candidate))
+    return area.rebuild(trace, steps_left)
+
+
+def save_replay(disagreement: Disagreement, directory: Path, prefix: str = "journal") -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(disagreement.replay_document(), indent=2, sort_keys=True) + "\n"
+    name = hashlib.sha256(text.encode()).hexdigest()[:12]
+    path = directory / f"{prefix}-{name}.json"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def replay(document: Mapping[str, Any], driver: Driver) -> str | None:
+    """Re-run a replay file's request; ``None`` when the driver now agrees."""
+    if document.get("format") != REPLAY_FORMAT:
+        raise ValueError(f"not a {REPLAY_FORMAT} file")
+    reply: Reply = driver.request(document["op"], document["args"])
+    return compare(document["expected"], reply)

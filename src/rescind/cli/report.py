@@ -1,0 +1,72 @@
+"""``rescind report merge``: join the JSON reports of a sharded ``rescind check`` run."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from rescind.cli import UsageError
+from rescind.conformance import report as reports
+from rescind.conformance import report_html
+from rescind.conformance.report_merge import merge
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "report",
+        help="work with conformance reports (merge shard reports)",
+        description="Reports written by rescind check.",
+    )
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    joined = actions.add_parser(
+        "merge",
+        help="join the --json reports of every shard of a run (rescind check --shard I/N)",
+        description=(
+            "Joins shard reports into the report of the whole run. Refuses (exit 2) reports "
+            "of different runs (seed, plan, implementation, shard count), a shard or check "
+            "given twice, and a missing shard. Exit code otherwise: that of the whole run."
+        ),
+    )
+    joined.add_argument("reports", nargs="+", type=Path, metavar="REPORT.json")
+    joined.add_argument("--json", type=Path, metavar="FILE", help="write the joined JSON report")
+    joined.add_argument("--junit", type=Path, metavar="FILE", help="write a JUnit XML report")
+    joined.add_argument("--markdown", type=Path, metavar="FILE", help="write a Markdown report")
+    joined.add_argument("--html", type=Path, metavar="FILE", help="write an HTML report")
+    joined.set_defaults(handler=run_merge)
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise UsageError(f"{path} is not a JSON report: {error.msg}") from error
+    if not isinstance(document, dict) or not isinstance(document.get("checks"), list):
+        raise UsageError(f"{path} is not a rescind check --json report")
+    return document
+
+
+def run_merge(args: argparse.Namespace) -> int:
+    documents = [(path.name, _read(path)) for path in args.reports]
+    result, run = merge(documents)
+    document = {**reports.to_json(result), "run": run}
+    text = json.dumps(document, indent=2) + "\n"
+    if args.json:
+        args.json.write_text(text, encoding="utf-8")
+    if args.junit:
+        reports.write_junit(result, args.junit)
+    if args.markdown:
+        args.markdown.write_text(reports.to_markdown(result), encoding="utf-8")
+    if args.html:
+        report_html.write_html(result, args.html)
+    if not (args.json or args.junit or args.markdown or args.html):
+        print(text, end="")
+    counts = ", ".join(f"{count} {status}" for status, count in sorted(result.counts().items()))
+    verdict = {0: "PASS", 1: "FAIL", 2: "HARNESS ERROR"}[result.exit_code()]
+    print(
+        f"{verdict}  {len(result.results)} checks from {len(documents)} shards: {counts}",
+        file=sys.stderr,
+    )
+    return result.exit_code()
