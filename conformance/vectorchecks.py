@@ -34,6 +34,12 @@ class TopicBinding:
     """Per test-group type, the operation its tests use."""
     trace_kind: str | None = None
     """For trace topics: the ``kind`` argument of ``trace.open``."""
+    group_bindings: Mapping[str, TopicBinding] = attrs.field(factory=dict)
+    """For topics spanning capabilities: per test-group type, the binding (capability and
+    operation) its tests use; other groups use this binding."""
+
+    def for_group(self, group_type: str) -> TopicBinding:
+        return self.group_bindings.get(group_type, self)
 
 
 BINDINGS: dict[str, TopicBinding] = {
@@ -64,6 +70,18 @@ BINDINGS: dict[str, TopicBinding] = {
             group_ops={
                 name: f"saga.{name}"
                 for name in ("run", "reconcile", "case", "validate", "work-item")
+            },
+        ),
+        TopicBinding(
+            "splash-upstream-tests",
+            "journal",
+            op="journal.trace",
+            group_bindings={
+                "journal": TopicBinding("splash-upstream-tests", "journal", op="journal.trace"),
+                "authorizer": TopicBinding(
+                    "splash-upstream-tests", "authorizer", op="authorizer.trace"
+                ),
+                "grants": TopicBinding("splash-upstream-tests", "grants", op_field="operation"),
             },
         ),
         TopicBinding(
@@ -206,10 +224,11 @@ def profile_of(
 def vector_checks() -> list[Check]:
     checks: list[Check] = []
     for document in load_vector_files():
-        binding = BINDINGS.get(document["topic"])
-        if binding is None:
+        topic_binding = BINDINGS.get(document["topic"])
+        if topic_binding is None:
             continue
         for group in document["testGroups"]:
+            binding = topic_binding.for_group(group["type"])
             for test in group["tests"]:
                 op = _op_for(binding, group["type"], test)
                 runner = _single(op, binding, test) if op else _trace(binding, test)

@@ -24,6 +24,7 @@ TOPIC_MODULES: tuple[str, ...] = (
     "saga_plans",
     "saga_upstream_tests",
     "session_scenarios",
+    "splash_upstream_tests",
     "storage",
 )
 

@@ -1,0 +1,127 @@
+"""The Splash upstream-test ports: every vector cites a real upstream test and passes."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rescind.conformance.driver import handle
+from rescind.conformance.harness import InProcessDriver
+from rescind.conformance.provenance import SPLASH
+from rescind.conformance.vectorchecks import BINDINGS, vector_checks
+from rescind.conformance.vectorsets import splash_upstream_tests
+from rescind.conformance.vectorsets._splash_port_support import (
+    PortDisagrees,
+    SinglePort,
+    single_vector,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+INVENTORY = ROOT / "tests" / "upstream" / "splash_tests.txt"
+VECTORS = ROOT / "vectors" / "splash-upstream-tests.json"
+_CITATION = re.compile(re.escape(SPLASH) + r" (\S+) test ([a-z0-9_]+)\Z")
+
+
+def _inventory() -> set[tuple[str, str]]:
+    rows = (line.split(" ") for line in INVENTORY.read_text(encoding="utf-8").splitlines())
+    return {(path, name) for path, name in rows}
+
+
+def _document() -> dict[str, Any]:
+    document: dict[str, Any] = json.loads(VECTORS.read_text(encoding="utf-8"))
+    return document
+
+
+def _tests() -> list[dict[str, Any]]:
+    return [test for group in _document()["testGroups"] for test in group["tests"]]
+
+
+def test_the_inventory_lists_the_counted_files() -> None:
+    counts: dict[str, int] = {}
+    for path, _ in _inventory():
+        counts[path] = counts.get(path, 0) + 1
+    assert counts == {
+        "crates/splash-protocol/src/lib.rs": 40,
+        "crates/splash-worker/src/lib.rs": 19,
+        "crates/splash-worker/src/cancellable.rs": 5,
+        "crates/splash-workflow/src/lib.rs": 70,
+        "crates/splash-storage/src/lib.rs": 10,
+        "crates/splash-storage/src/sqlite.rs": 8,
+    }
+
+
+def test_every_vector_cites_one_inventoried_upstream_test() -> None:
+    inventory = _inventory()
+    tests = _tests()
+    assert tests
+    for test in tests:
+        provenance = test["provenance"]
+        assert provenance["kind"] == "upstream-test", test["id"]
+        match = _CITATION.match(provenance["citation"])
+        assert match, provenance["citation"]
+        assert (match.group(1), match.group(2)) in inventory, test["id"]
+
+
+def test_the_id_names_the_cited_test() -> None:
+    for test in _tests():
+        cited = _CITATION.match(test["provenance"]["citation"])
+        assert cited is not None
+        stem = test["id"].split(".")[2]
+        assert stem == cited.group(2).replace("_", "-"), test["id"]
+
+
+def test_the_exported_file_is_what_the_module_builds() -> None:
+    built = splash_upstream_tests.build().to_json()
+    assert built == _document()
+
+
+def test_every_group_is_bound_to_its_own_capability() -> None:
+    binding = BINDINGS[splash_upstream_tests.TOPIC]
+    groups = [group["type"] for group in _document()["testGroups"]]
+    assert set(groups) == set(splash_upstream_tests.GROUP_TOPICS)
+    for group, topic in splash_upstream_tests.GROUP_TOPICS.items():
+        own = BINDINGS[topic]
+        bound = binding.for_group(group)
+        assert bound.capability == own.capability, group
+        assert (bound.op, bound.op_field) == (own.op, own.op_field) or bound.group_ops, group
+
+
+def test_other_topics_ignore_group_bindings() -> None:
+    for topic, binding in BINDINGS.items():
+        if topic != splash_upstream_tests.TOPIC:
+            assert binding.for_group("journal") is binding
+
+
+def test_the_reference_passes_every_port() -> None:
+    checks = [check for check in vector_checks() if check.source == splash_upstream_tests.TOPIC]
+    assert len(checks) == len(_tests())
+    driver = InProcessDriver(handle)
+    outcomes = {check.id: check.run(driver) for check in checks}
+    failures = {
+        name: outcome.message for name, outcome in outcomes.items() if outcome.status != "pass"
+    }
+    assert failures == {}
+
+
+def test_a_port_that_contradicts_its_upstream_assertion_is_refused() -> None:
+    port = SinglePort(
+        "rejects_duplicate_capability_grants",
+        "crates/splash-protocol/src/lib.rs",
+        "GR-24",
+        "claims the duplicate manifest is accepted",
+        {
+            "operation": "manifest",
+            "manifest": '{"protocol_version":5,"session_id":"s","grants":[]}',
+        },
+        "duplicate_grant",
+    )
+
+    def compute(body: object) -> dict[str, Any]:
+        return {"manifest": "accepted"}
+
+    with pytest.raises(PortDisagrees):
+        single_vector("splash.grants", port, compute, lambda error: {"error": error.code})
