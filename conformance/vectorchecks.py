@@ -82,6 +82,9 @@ BINDINGS: dict[str, TopicBinding] = {
                     "splash-upstream-tests", "authorizer", op="authorizer.trace"
                 ),
                 "grants": TopicBinding("splash-upstream-tests", "grants", op_field="operation"),
+                "storage-cas-trace": TopicBinding(
+                    "splash-upstream-tests", "storage", op="storage.trace"
+                ),
             },
         ),
         TopicBinding(

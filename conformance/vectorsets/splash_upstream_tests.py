@@ -19,6 +19,7 @@ from typing import Any
 from rescind.conformance.vectorformat import VectorFile, VectorGroup
 from rescind.conformance.vectorsets import _splash_ports_grants as grant_ports
 from rescind.conformance.vectorsets import _splash_ports_protocol as protocol_ports
+from rescind.conformance.vectorsets import _splash_ports_storage as storage_ports
 
 TOPIC = "splash-upstream-tests"
 
@@ -26,6 +27,7 @@ GROUP_TOPICS: dict[str, str] = {
     "journal": "journal-traces",
     "authorizer": "authorizer-traces",
     "grants": "grants",
+    "storage-cas-trace": "storage",
 }
 """Each group's type and the topic whose input format and driver operation it uses."""
 
@@ -42,6 +44,7 @@ def build() -> VectorFile:
             "authorizer", protocol_ports.vectors("splash.authorizer", protocol_ports.AUTHORIZER)
         ),
         VectorGroup("grants", grant_ports.vectors("splash.grants")),
+        VectorGroup("storage-cas-trace", storage_ports.vectors("splash.storage")),
     )
     return VectorFile(
         topic=TOPIC,

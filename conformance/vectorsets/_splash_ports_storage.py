@@ -1,0 +1,168 @@
+"""Splash storage tests (``crates/splash-storage/src/lib.rs``) replayed as storage CAS traces.
+
+Upstream's ``store()`` is an authenticated store over the volatile memory backend with one
+active key, ``storage-v1`` of 32 bytes 7; ``record_key(name)`` is (``workflow-ledger``, name).
+The trace format and its fault-injection steps are the storage topic's (docs/spec/storage.md
+ST-32); the direct backend edits upstream makes (restoring old bytes, copying a record, setting
+a floor or a fence) are those steps.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from rescind.conformance.vectorformat import VectorTest
+from rescind.conformance.vectorsets._splash_port_support import (
+    OK,
+    STORAGE,
+    PortDisagrees,
+    cite,
+    words,
+)
+from rescind.conformance.vectorsets._storage_cases import K09, KEYRING_V1, V1, V2
+from rescind.conformance.vectorsets._storage_harness import run_trace
+from rescind.conformance.vectorsets.storage import (
+    FENCE,
+    LOAD,
+    RESERVE,
+    _op,
+    create,
+    fenced,
+    replace,
+    save,
+    unfenced,
+)
+
+U64_MAX = 2**64 - 1
+TAG = "storage_invalid_authentication_tag"
+"""Upstream's InvalidAuthenticationTag of the store, prefixed as ST-30 names it."""
+
+
+@attrs.frozen
+class StoragePort:
+    test: str
+    rule: str
+    comment: str
+    steps: list[dict[str, Any]]
+    intended: list[str]
+    """Per step: ``ok`` or the error code upstream asserts (its variant name in snake_case)."""
+
+
+PORTS = [
+    StoragePort(
+        "writes_authenticated_records_with_compare_and_swap",
+        "ST-19",
+        "upstream asserts: create gives revision 1 under storage-v1 and loads back; replace "
+        "expecting 0 is write_conflict (expected 0, actual 1, floor 1); replace expecting 1 "
+        "gives revision 2 and loads back",
+        [create(b"first payload"), LOAD, replace(0, b"stale payload"),
+         replace(1, b"second payload"), LOAD],
+        [OK, OK, "write_conflict", OK, OK],
+    ),
+    StoragePort(
+        "fenced_compare_and_swap_rejects_a_superseded_writer_after_a_conflict",
+        "ST-28",
+        "upstream asserts: a fenced create with fence 5 gives revision 1; a fenced write with "
+        "fence 6 and a stale expected 0 is write_conflict yet leaves the fence at 6; an "
+        "unfenced write is fencing_required (current 6); fence 5 is fencing_token_rejected; "
+        "fence 6 writes revision 2",
+        [fenced(None, b"first payload", 5), fenced(0, b"stale snapshot", 6), FENCE,
+         unfenced(1, b"unfenced writer"), fenced(1, b"old writer", 5),
+         fenced(1, b"current writer", 6), LOAD],
+        [OK, "write_conflict", OK, "fencing_required", "fencing_token_rejected", OK, OK],
+    ),
+    StoragePort(
+        "reserves_distinct_monotonic_fences_without_read_then_increment",
+        "ST-24",
+        "upstream asserts: reserving gives 1 then 2, the current fence is 2; with the fence "
+        "set to 2^64-1 reserving is fencing_token_exhausted",
+        [RESERVE, RESERVE, FENCE, _op("set_fence", fence=U64_MAX), RESERVE],
+        [OK, OK, OK, OK, "fencing_token_exhausted"],
+    ),
+    StoragePort(
+        "rejects_zero_fencing_tokens",
+        "ST-25",
+        "upstream asserts: a fenced create with fence 0 is invalid_fencing_token; the fence "
+        "stays 0 and no record exists",
+        [fenced(None, b"first payload", 0), FENCE, LOAD],
+        [ "invalid_fencing_token", OK, OK],
+    ),
+    StoragePort(
+        "rejects_tampering_and_record_transplants",
+        "ST-16",
+        "upstream asserts: release-43's record copied over release-42 is "
+        "InvalidAuthenticationTag on load; so is release-42's own record with its payload "
+        "field replaced by dGFtcGVyZWQ (code storage_invalid_authentication_tag, ST-30)",
+        [create(b"first payload"), create(b"second payload", name="release-43"),
+         save("first"), _op("copy_record", from_name="release-43"), LOAD,
+         _op("restore", label="first"),
+         _op("edit_field", field="payload", value_json='"dGFtcGVyZWQ"'), LOAD],
+        [OK, OK, OK, OK, TAG, OK, OK, TAG],
+    ),
+    StoragePort(
+        "rejects_a_record_rolled_back_below_its_trusted_floor",
+        "ST-7",
+        "upstream asserts: revision 1's bytes restored after a replace to revision 2 is "
+        "rollback_detected (record revision 1, floor 2) on load",
+        [create(b"first payload"), save("old"), replace(1, b"second payload"),
+         _op("restore", label="old"), LOAD],
+        [OK, OK, OK, OK, "rollback_detected"],
+    ),
+    StoragePort(
+        "rotation_reads_old_records_and_rewrites_with_the_active_key",
+        "ST-21",
+        "upstream asserts: after rotating to storage-v2 (32 bytes 9) the storage-v1 record "
+        "still loads; rewriting it gives revision 2 under storage-v2, which loads; then "
+        "storage-v1 can be retired",
+        [create(b"payload"), _op("rotate_to", key_id=V2, key_hex=K09), LOAD,
+         replace(1, b"payload"), LOAD, _op("retire", key_id=V1)],
+        [OK, OK, OK, OK, OK, OK],
+    ),
+    StoragePort(
+        "enforces_payload_and_revision_floor_bounds",
+        "ST-18",
+        "upstream asserts: a 262,145-byte payload is payload_too_large; after a create, a floor "
+        "forced to 0 makes load revision_floor_mismatch (record revision 1, floor 0)",
+        [_op("create", payload_fill={"byte_hex": "00", "count": 262_145}), create(b"payload"),
+         _op("set_floor", floor=0), LOAD],
+        [ "payload_too_large", OK, OK, "revision_floor_mismatch"],
+    ),
+]  # fmt: skip
+
+
+def _outcome(step: dict[str, Any]) -> str:
+    return OK if "ok" in step else str(step["error"])
+
+
+def _holds(port: StoragePort, expected: dict[str, Any]) -> None:
+    outcomes = [_outcome(step) for step in expected["steps"]]
+    if outcomes != port.intended:
+        raise PortDisagrees(f"{port.test}: upstream asserts {port.intended}, reference {outcomes}")
+
+
+def vectors(prefix: str) -> list[VectorTest]:
+    built = []
+    for port in PORTS:
+        inp = {
+            "keyring": KEYRING_V1,
+            "active_key_id": V1,
+            "namespace": "workflow-ledger",
+            "name": "release-42",
+            "steps": port.steps,
+        }
+        expected = run_trace(inp)
+        _holds(port, expected)
+        built.append(
+            VectorTest(
+                f"{prefix}.{words(port.test)}",
+                port.rule,
+                port.comment,
+                inp,
+                expected,
+                "valid",
+                provenance=cite(STORAGE, port.test),
+            )
+        )
+    return built
