@@ -36,7 +36,7 @@ def handle(message: Mapping[str, Any]) -> dict[str, Any]:
                 "protocol": DRIVER_PROTOCOL,
                 "implementation": {"name": "rescind-reference", "version": __version__},
                 "capabilities": [*operations.capabilities(), REFERENCE_CAPABILITY],
-                "profiles": ["splash-v5", "splash-v5-f64"],
+                "profiles": ["splash-v5", "splash-v5-f64", "splash-v5+compensation-reconcile"],
             },
         }
     if op == "bye":

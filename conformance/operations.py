@@ -45,6 +45,7 @@ OPERATION_MODULES: tuple[str, ...] = (
     "op_storage",
     "op_session",
     "op_saga",
+    "op_extension",
 )
 """Every module that registers operations; a missing one fails the first lookup loudly."""
 

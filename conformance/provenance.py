@@ -128,6 +128,7 @@ RULE_PAGES = {
     "ST": "storage.md",
     "SG": "saga.md",
     "MD": "model.md",
+    "CR": "compensation-reconcile.md",
 }
 """Rule prefix to its docs/spec page (the table in docs/spec/README.md)."""
 

@@ -46,6 +46,7 @@ BINDINGS: dict[str, TopicBinding] = {
     binding.topic: binding
     for binding in (
         TopicBinding("canonical-input", "canonical", op="canonical.input"),
+        TopicBinding("compensation-reconcile", "session", op="session.compensation-reconcile"),
         TopicBinding("grants", "grants", op_field="operation"),
         TopicBinding(
             "storage",

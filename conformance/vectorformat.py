@@ -37,8 +37,9 @@ from rescind.conformance.provenance import KINDS, MEANINGS, Provenance
 SUITE = "rescind-vectors"
 SUITE_VERSION = "1.0.0"
 PROFILE = "splash-v5"
-PROFILES: tuple[str, ...] = (PROFILE, "splash-v5-f64")
-"""The normative number profile and the informative one (docs/spec/canonical.md)."""
+PROFILES: tuple[str, ...] = (PROFILE, "splash-v5-f64", "splash-v5+compensation-reconcile")
+"""The normative number profile and the informative one (docs/spec/canonical.md), and
+Rescind's protocol extension (docs/spec/compensation-reconcile.md, not upstream)."""
 
 Result = Literal["valid", "invalid", "acceptable"]
 RESULTS: tuple[str, ...] = ("valid", "invalid", "acceptable")

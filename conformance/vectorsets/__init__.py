@@ -12,6 +12,7 @@ from rescind.conformance.vectorformat import VectorFile
 TOPIC_MODULES: tuple[str, ...] = (
     "authorizer_traces",
     "canonical_input",
+    "compensation_reconcile",
     "frames",
     "grants",
     "host_keys",

@@ -1,0 +1,230 @@
+"""Vectors for Rescind's compensation reconciliation extension (not upstream): profile
+``splash-v5+compensation-reconcile``, docs/spec/compensation-reconcile.md (CR-n).
+
+Every test is one scenario run (``rescind.conformance.interpreters.compensation_reconcile``)
+and belongs to the extension's profile, so a driver that declares only ``splash-v5`` gets
+these vectors as not-applicable. The expected document is the reference's run; ``build``
+first checks that every step ends the way the case's author intended from the spec, so a
+reference regression cannot silently rewrite a vector. Provenance is ``derived``: there is
+no upstream to observe.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from rescind.conformance.interpreters.compensation_reconcile import (
+    LOST,
+    run_compensation_reconcile,
+)
+from rescind.conformance.provenance import derived
+from rescind.conformance.vectorformat import Flag, VectorFile, VectorGroup, VectorTest
+from rescind.reference.messages import OperationStatus
+from rescind.reference.payload import ToolPayload
+
+TOPIC = "compensation-reconcile"
+PROFILE = "splash-v5+compensation-reconcile"
+OK = "ok"
+UNDONE = OperationStatus.succeeded(ToolPayload.text("undone")).to_json()
+RUNNING = OperationStatus.running().to_json()
+CANCELLED = OperationStatus.cancelled().to_json()
+FAILED = OperationStatus.failed("inverse failed").to_json()
+
+NOTES = (
+    Flag(
+        "RescindExtension",
+        "behaviour of an optional protocol extension designed by Rescind, not upstream: a "
+        "compensation reconciliation that looks an inverse effect up",
+        "without it a compensation whose outcome was lost in a crash stays "
+        "pending_compensation for good (docs/findings.md F8); done wrong, it runs a second "
+        "inverse, answers for a compensation it does not hold, or spends budget",
+    ),
+)
+
+
+@attrs.frozen
+class Case:
+    id: str
+    rule: str
+    comment: str
+    steps: tuple[dict[str, Any], ...]
+    intended: tuple[str, ...]
+    """Each step's outcome as the author reads the spec: ``ok`` or the error code."""
+    profile: str = PROFILE
+    declared: bool = True
+
+
+def _lost() -> dict[str, Any]:
+    return {"step": "compensate", "inverse": LOST}
+
+
+def _reconcile(lookup: str | None = None, **request: Any) -> dict[str, Any]:
+    step: dict[str, Any] = {"step": "reconcile", "lookup": lookup}
+    if request:
+        step["request"] = request
+    return step
+
+
+RESTART = {"step": "restart"}
+RESEND = {"step": "resend"}
+STUCK = (_lost(), RESTART)
+STUCK_OUTCOMES = ("indeterminate_compensation", OK)
+
+CASES = (
+    Case(
+        "cr.gate.upstream-profile-refuses",
+        "CR-2",
+        "a session without the profile refuses before any check or lookup; the compensation "
+        "stays pending_compensation (upstream's behaviour)",
+        (*STUCK, _reconcile(), RESEND),
+        (*STUCK_OUTCOMES, "extension_not_enabled", "pending_compensation"),
+        profile="splash-v5",
+    ),
+    Case(
+        "cr.lost-outcome.reconciled",
+        "CR-7",
+        "the inverse ran and its answer was lost; after a restart the lookup settles it, and a "
+        "resend answers the stored outcome without a second inverse",
+        (*STUCK, _reconcile(UNDONE), RESEND),
+        (*STUCK_OUTCOMES, OK, OK),
+    ),
+    Case(
+        "cr.lost-outcome.never-ran-cancelled",
+        "CR-8",
+        "the lookup finds no inverse effect: cancelled, and it never runs later",
+        (*STUCK, _reconcile(CANCELLED), RESEND),
+        (*STUCK_OUTCOMES, OK, OK),
+    ),
+    Case(
+        "cr.running-then-terminal",
+        "CR-8",
+        "an inverse answered running is looked up again until it is terminal",
+        ({"step": "compensate", "inverse": RUNNING}, _reconcile(RUNNING), _reconcile(FAILED)),
+        (OK, OK, OK),
+    ),
+    Case(
+        "cr.terminal-never-changes",
+        "CR-8",
+        "a lookup contradicting a stored terminal state is refused and changes nothing",
+        ({"step": "compensate", "inverse": UNDONE}, _reconcile(FAILED)),
+        (OK, "invalid_worker_compensation_transition"),
+    ),
+    Case(
+        "cr.identity.compensation-key",
+        "CR-4",
+        "another compensation key is not the attached compensation",
+        (*STUCK, _reconcile(compensation_key="cmp-other")),
+        (*STUCK_OUTCOMES, "compensation_identity_mismatch"),
+    ),
+    Case(
+        "cr.identity.input",
+        "CR-4",
+        "another input (worker input fingerprint) is not the attached compensation",
+        (*STUCK, _reconcile(payload="undo something else")),
+        (*STUCK_OUTCOMES, "compensation_identity_mismatch"),
+    ),
+    Case(
+        "cr.identity.tenant",
+        "CR-4",
+        "another tenant scope is refused before any lookup of the key",
+        (*STUCK, _reconcile(tenant_scope="other-tenant")),
+        (*STUCK_OUTCOMES, "operation_journal_scope_mismatch"),
+    ),
+    Case(
+        "cr.unknown-operation",
+        "CR-4",
+        "a key the journal does not hold: no lookup oracle",
+        (*STUCK, _reconcile(operation_key="op-unknown")),
+        (*STUCK_OUTCOMES, "unknown_operation"),
+    ),
+    Case(
+        "cr.nothing-attached",
+        "CR-4",
+        "a journaled original without a compensation has nothing to reconcile",
+        (_reconcile(),),
+        ("unknown_compensation",),
+    ),
+    Case(
+        "cr.grant-fingerprint",
+        "CR-3",
+        "a grant fingerprint other than the current grant's is refused by the authorizer",
+        (*STUCK, _reconcile(grant_fingerprint="0" * 64)),
+        (*STUCK_OUTCOMES, "compensation_grant_mismatch"),
+    ),
+    Case(
+        "cr.adapter-not-declared",
+        "CR-6",
+        "an adapter that did not declare compensation reconciliation is never asked",
+        (*STUCK, _reconcile()),
+        (*STUCK_OUTCOMES, "compensation_reconciliation_not_declared"),
+        declared=False,
+    ),
+    Case(
+        "cr.no-budget",
+        "CR-3",
+        "reconciliations spend the session's reconciliation budget, never compensation budget",
+        (*STUCK, _reconcile(RUNNING), _reconcile(UNDONE)),
+        (*STUCK_OUTCOMES, OK, OK),
+    ),
+)
+
+
+def scenario(case: Case) -> dict[str, Any]:
+    return {"profile": case.profile, "declared": case.declared, "steps": list(case.steps)}
+
+
+def vector(case: Case) -> VectorTest:
+    run = run_compensation_reconcile(scenario(case))
+    outcomes = tuple(OK if "result" in step else str(step["error"]) for step in run["steps"])
+    if outcomes != case.intended:
+        raise ValueError(f"{case.id}: the reference ran {outcomes}, intended {case.intended}")
+    return VectorTest(
+        id=case.id,
+        rule=case.rule,
+        comment=case.comment,
+        input={"scenario": scenario(case)},
+        expected=run,
+        result="valid",
+        flags=("RescindExtension",),
+        provenance=derived(case.rule),
+        profile=PROFILE,
+    )
+
+
+STEP_SCHEMA = {
+    "type": "object",
+    "required": ["step"],
+    "properties": {"step": {"enum": ["compensate", "restart", "reconcile", "resend"]}},
+}
+SCENARIO_SCHEMA = {
+    "type": "object",
+    "required": ["scenario"],
+    "properties": {
+        "scenario": {
+            "type": "object",
+            "required": ["profile", "declared", "steps"],
+            "properties": {"steps": {"type": "array", "items": STEP_SCHEMA}},
+        }
+    },
+}
+OUTCOME_SCHEMA = {"type": "object", "required": ["steps"]}
+
+
+def build() -> VectorFile:
+    return VectorFile(
+        topic=TOPIC,
+        header=(
+            "Rescind's compensation reconciliation extension, NOT upstream "
+            "(docs/spec/compensation-reconcile.md CR-n); profile "
+            "splash-v5+compensation-reconcile: drivers that do not declare it get every test "
+            "as not-applicable.",
+            "Replay each scenario against one worker over its journal store (an original "
+            "already succeeded), compare each step's result or error code and the state after "
+            "it: stored compensation state, inverse calls, lookups, budgets spent.",
+        ),
+        notes=NOTES,
+        groups=[VectorGroup("compensation-reconcile-scenario", [vector(c) for c in CASES])],
+        test_schema={"input": SCENARIO_SCHEMA, "expected": OUTCOME_SCHEMA},
+    )
