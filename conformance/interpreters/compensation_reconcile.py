@@ -212,7 +212,7 @@ class _Run:
         }
 
 
-def run_compensation_reconcile(scenario: Mapping[str, Json]) -> Json:
+def run_compensation_reconcile(scenario: Mapping[str, Json]) -> dict[str, Json]:
     run = _Run(scenario)
     steps = [{**run.step(spec), "state": run.state()} for spec in scenario["steps"]]
     return {"steps": steps}
