@@ -14,17 +14,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-import random
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import attrs
-from hypothesis import HealthCheck, Phase, find, settings
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 from hypothesis.database import ExampleDatabase
-from hypothesis.errors import NoSuchExample
 
 from rescind.conformance import operations
 from rescind.conformance.harness import Driver, Reply
@@ -172,17 +171,10 @@ def explore(
         derandomize=False,
         phases=phases,
         suppress_health_check=list(HealthCheck),
+        report_multiple_bugs=False,
+        print_blob=False,
     )
-    try:
-        minimal = find(
-            area.traces,
-            disagrees,
-            settings=config,
-            random=random.Random(seed),
-            database_key=area.database_key,
-        )
-    except NoSuchExample:
-        minimal = None
+    minimal = _find(area, disagrees, config, seed)
     found = None
     if minimal is not None:
         minimal = minimize(driver, area, minimal)
@@ -191,6 +183,36 @@ def explore(
     return ExplorationResult(
         counted["examples"], counted["steps"], time.monotonic() - started, found, seed
     )
+
+
+class _Found(Exception):
+    """Raised by the search's test function at the first disagreement."""
+
+
+def _find(
+    area: Area, disagrees: Callable[[Mapping[str, Any]], bool], config: settings, seed: int
+) -> Trace | None:
+    """``hypothesis.find`` with a seed and an example database together: ``find``'s
+    ``random`` goes through ``hypothesis.seed``, which drops the database (a seeded run is
+    meant to reproduce a report), so the database is put back on the seeded test. The
+    example-database tests hold this to what Hypothesis does."""
+    last: list[Trace] = []
+
+    @config
+    @given(area.traces)
+    def search(trace: Trace) -> None:
+        if disagrees(trace):
+            last[:] = [trace]
+            raise _Found
+
+    seeded: Any = hypothesis_seed(seed)(search)
+    seeded._hypothesis_internal_use_settings = config
+    seeded._hypothesis_internal_database_key = area.database_key
+    try:
+        seeded()
+    except _Found:
+        return last[0]
+    return None
 
 
 def minimize(driver: Driver, area: Area, trace: Mapping[str, Any]) -> Trace:

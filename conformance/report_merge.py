@@ -4,7 +4,7 @@ report of the whole run, from which JSON, JUnit and Markdown are written as for 
 A shard report carries a ``run`` section: the seed, the shard and the plan (how many checks
 the unsharded run holds and a digest of their ids). Shards join only when they are all of
 the same plan, seed and implementation, each shard appears once, no check id appears twice
-and together they hold every check of the plan; exploration slices (``<id>@I/N``) join
+and together they hold every check of the plan; exploration slices (``<id>#shard-I/N``) join
 into one check ``<id>`` that fails if any slice failed.
 """
 
@@ -18,7 +18,7 @@ from rescind.conformance.checks import Check, Outcome, Result, Status
 from rescind.conformance.harness import Driver
 from rescind.conformance.report import NOT_A_VECTOR
 from rescind.conformance.runner import RunReport
-from rescind.conformance.sharding import Shard, unsliced
+from rescind.conformance.sharding import SLICE_MARK, Shard, unsliced
 from rescind.reference.errors import RescindError
 
 
@@ -139,7 +139,7 @@ def _join(documents: Sequence[Mapping[str, Any]]) -> list[Result]:
     for base, parts in slices.items():
         if base in plain:
             raise OverlappingShards(reason="a check in two shards", check=base)
-        labels = [str(part["id"])[len(base) + 1 :] for part in parts]
+        labels = [str(part["id"])[len(base) + len(SLICE_MARK) :] for part in parts]
         if len(set(labels)) != len(labels):
             raise OverlappingShards(reason="an exploration slice given twice", check=base)
         status = min((part["status"] for part in parts), key=_SEVERITY.index)

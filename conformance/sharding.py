@@ -2,7 +2,7 @@
 ``I`` (stable across processes, selections and check order), and a slice of every
 exploration budget, explored from a seed of its own; and the run's seed.
 
-A sharded exploration check is named ``<id>@I/N``: every check of a sharded run belongs to
+A sharded exploration check is named ``<id>#shard-I/N``: every check of a sharded run belongs to
 exactly one shard, and ``report merge`` joins the slices back into ``<id>``.
 """
 
@@ -20,7 +20,8 @@ FIXED_SEED = 0
 traces every time."""
 
 _SHARD = re.compile(r"^([1-9][0-9]*)/([1-9][0-9]*)$")
-SLICE_MARK = "@"
+SLICE_MARK = "#shard-"
+"""Not found in any other check id (model checks already use ``@`` for their profile)."""
 
 
 @attrs.frozen

@@ -1,6 +1,6 @@
 """Checks from differential exploration (``explore_engine``): one check per explored area
 (``explore_areas.AREAS``). In a sharded run each is that shard's slice of the budget,
-explored from its own seed and named ``explore.<area>@I/N``."""
+explored from its own seed and named ``explore.<area>#shard-I/N``."""
 
 from __future__ import annotations
 

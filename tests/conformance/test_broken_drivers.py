@@ -56,8 +56,8 @@ EXPECTED_SOURCES = {
     "contradictory-terminal": {"journal-traces", "exploration"},
     "superseded-lease-writes": {"storage"},
     "reflected-frame-accepted": {"frames"},
-    "reruns-adapter-on-existing": {"session-scenarios"},
-    "skips-persistence-before-effect": {"session-scenarios"},
+    "reruns-adapter-on-existing": {"session-scenarios", "exploration"},
+    "skips-persistence-before-effect": {"session-scenarios", "exploration"},
 }
 
 

@@ -13,7 +13,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from rescind.cli import UsageError, scale_out
+from rescind.cli import UsageError
+from rescind.cli import _scale_out as scale_out
 from rescind.conformance import report as reports
 from rescind.conformance import report_html
 from rescind.conformance.catalogue import all_checks
