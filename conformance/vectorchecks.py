@@ -86,6 +86,7 @@ BINDINGS: dict[str, TopicBinding] = {
                 "storage-cas-trace": TopicBinding(
                     "splash-upstream-tests", "storage", op="storage.trace"
                 ),
+                "worker-session": TopicBinding("splash-upstream-tests", "session", op_field="kind"),
             },
         ),
         TopicBinding(

@@ -20,6 +20,7 @@ from rescind.conformance.vectorformat import VectorFile, VectorGroup
 from rescind.conformance.vectorsets import _splash_ports_grants as grant_ports
 from rescind.conformance.vectorsets import _splash_ports_protocol as protocol_ports
 from rescind.conformance.vectorsets import _splash_ports_storage as storage_ports
+from rescind.conformance.vectorsets import _splash_ports_worker as worker_ports
 
 TOPIC = "splash-upstream-tests"
 
@@ -28,6 +29,7 @@ GROUP_TOPICS: dict[str, str] = {
     "authorizer": "authorizer-traces",
     "grants": "grants",
     "storage-cas-trace": "storage",
+    "worker-session": "session-scenarios",
 }
 """Each group's type and the topic whose input format and driver operation it uses."""
 
@@ -45,6 +47,7 @@ def build() -> VectorFile:
         ),
         VectorGroup("grants", grant_ports.vectors("splash.grants")),
         VectorGroup("storage-cas-trace", storage_ports.vectors("splash.storage")),
+        VectorGroup("worker-session", worker_ports.vectors("splash.worker")),
     )
     return VectorFile(
         topic=TOPIC,
