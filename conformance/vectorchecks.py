@@ -87,6 +87,7 @@ BINDINGS: dict[str, TopicBinding] = {
                     "splash-upstream-tests", "storage", op="storage.trace"
                 ),
                 "worker-session": TopicBinding("splash-upstream-tests", "session", op_field="kind"),
+                "ledger-trace": TopicBinding("splash-upstream-tests", "ledger", op="ledger.trace"),
             },
         ),
         TopicBinding(

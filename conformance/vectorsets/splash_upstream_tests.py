@@ -21,6 +21,7 @@ from rescind.conformance.vectorsets import _splash_ports_grants as grant_ports
 from rescind.conformance.vectorsets import _splash_ports_protocol as protocol_ports
 from rescind.conformance.vectorsets import _splash_ports_storage as storage_ports
 from rescind.conformance.vectorsets import _splash_ports_worker as worker_ports
+from rescind.conformance.vectorsets import _splash_ports_workflow as workflow_ports
 
 TOPIC = "splash-upstream-tests"
 
@@ -30,6 +31,7 @@ GROUP_TOPICS: dict[str, str] = {
     "grants": "grants",
     "storage-cas-trace": "storage",
     "worker-session": "session-scenarios",
+    "ledger-trace": "ledger-traces",
 }
 """Each group's type and the topic whose input format and driver operation it uses."""
 
@@ -48,6 +50,7 @@ def build() -> VectorFile:
         VectorGroup("grants", grant_ports.vectors("splash.grants")),
         VectorGroup("storage-cas-trace", storage_ports.vectors("splash.storage")),
         VectorGroup("worker-session", worker_ports.vectors("splash.worker")),
+        VectorGroup("ledger-trace", workflow_ports.vectors("splash.workflow")),
     )
     return VectorFile(
         topic=TOPIC,
