@@ -88,6 +88,11 @@ BINDINGS: dict[str, TopicBinding] = {
                 ),
                 "worker-session": TopicBinding("splash-upstream-tests", "session", op_field="kind"),
                 "ledger-trace": TopicBinding("splash-upstream-tests", "ledger", op="ledger.trace"),
+                "message-line": TopicBinding(
+                    "splash-upstream-tests", "frames", op="frames.message"
+                ),
+                "bootstrap": TopicBinding("splash-upstream-tests", "frames", op="frames.bootstrap"),
+                "frame-trace": TopicBinding("splash-upstream-tests", "frames", op="frames.trace"),
             },
         ),
         TopicBinding(

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from rescind.conformance.vectorformat import VectorFile, VectorGroup
+from rescind.conformance.vectorsets import _splash_ports_frames as frame_ports
 from rescind.conformance.vectorsets import _splash_ports_grants as grant_ports
 from rescind.conformance.vectorsets import _splash_ports_protocol as protocol_ports
 from rescind.conformance.vectorsets import _splash_ports_storage as storage_ports
@@ -32,6 +33,9 @@ GROUP_TOPICS: dict[str, str] = {
     "storage-cas-trace": "storage",
     "worker-session": "session-scenarios",
     "ledger-trace": "ledger-traces",
+    "message-line": "frames",
+    "bootstrap": "frames",
+    "frame-trace": "frames",
 }
 """Each group's type and the topic whose input format and driver operation it uses."""
 
@@ -51,6 +55,9 @@ def build() -> VectorFile:
         VectorGroup("storage-cas-trace", storage_ports.vectors("splash.storage")),
         VectorGroup("worker-session", worker_ports.vectors("splash.worker")),
         VectorGroup("ledger-trace", workflow_ports.vectors("splash.workflow")),
+        VectorGroup("message-line", frame_ports.message_vectors("splash.frames")),
+        VectorGroup("bootstrap", frame_ports.bootstrap_vectors("splash.frames")),
+        VectorGroup("frame-trace", frame_ports.trace_vectors("splash.frames")),
     )
     return VectorFile(
         topic=TOPIC,
