@@ -21,6 +21,7 @@ from rescind.reference.errors import RescindError
 PROTOCOL = "crates/splash-protocol/src/lib.rs"
 WORKER = "crates/splash-worker/src/lib.rs"
 STORAGE = "crates/splash-storage/src/lib.rs"
+STORAGE_SQLITE = "crates/splash-storage/src/sqlite.rs"
 WORKFLOW = "crates/splash-workflow/src/lib.rs"
 
 OK = "ok"

@@ -17,6 +17,7 @@ from rescind.conformance.vectorformat import VectorTest
 from rescind.conformance.vectorsets._splash_port_support import (
     OK,
     STORAGE,
+    STORAGE_SQLITE,
     PortDisagrees,
     cite,
     words,
@@ -48,6 +49,10 @@ class StoragePort:
     steps: list[dict[str, Any]]
     intended: list[str]
     """Per step: ``ok`` or the error code upstream asserts (its variant name in snake_case)."""
+    answers: dict[int, dict[str, Any]] = attrs.field(factory=dict)
+    """By step index, what upstream asserts of the answer: the step's ``ok`` value or its
+    error ``details`` (compared as a subset)."""
+    path: str = STORAGE
 
 
 PORTS = [
@@ -129,6 +134,46 @@ PORTS = [
          _op("set_floor", floor=0), LOAD],
         [ "payload_too_large", OK, OK, "revision_floor_mismatch"],
     ),
+    StoragePort(
+        "rejects_invalid_storage_identifiers",
+        "ST-2",
+        "upstream asserts: record name 'release 42' (namespace workflow-ledger) is "
+        "invalid_record_name and key id 'Storage v1' is invalid_key_id; here the name reaches "
+        "the rule through a load and the key id through a key rotation",
+        [_op("load", name="release 42"),
+         _op("rotate_to", key_id="Storage v1", key_hex=K09), LOAD],
+        [ "invalid_record_name", "invalid_key_id", OK],
+    ),
+    StoragePort(
+        "requires_none_to_create_an_absent_record",
+        "ST-19",
+        "upstream asserts (the anchored SQLite backend): a compare-and-swap expecting "
+        "revision 0 of an absent record is a conflict (actual none, floor 0); here through "
+        "the authenticated store over memory, where the conflict is write_conflict. Not "
+        "pinned: the SQLite backend itself",
+        [unfenced(0, b"invalid create expectation"), LOAD],
+        [ "write_conflict", OK],
+        {0: {"expected": 0, "actual": None, "revision_floor": 0}, 1: {"record": None}},
+        STORAGE_SQLITE,
+    ),
+    StoragePort(
+        "preserves_compare_and_swap_and_fencing_semantics",
+        "ST-28",
+        "upstream asserts (the anchored SQLite backend): the first fence is 1; an unfenced "
+        "write is fencing_required (current 1); fence 1 creates (floor 1); a second create "
+        "under fence 1 conflicts (actual 1, floor 1); the next fence is 2; fence 1 is then "
+        "fencing_token_rejected (current 2, supplied 1); fence 2 writes revision 2. Here "
+        "through the authenticated store over memory, which numbers the revisions itself. "
+        "Not pinned: the SQLite backend itself",
+        [RESERVE, unfenced(None, b"unfenced writer"), fenced(None, b"first payload", 1),
+         fenced(None, b"stale payload", 1), RESERVE, fenced(1, b"stale writer", 1),
+         fenced(1, b"current writer", 2)],
+        [OK, "fencing_required", OK, "write_conflict", OK, "fencing_token_rejected", OK],
+        {0: {"token": 1}, 1: {"current": 1}, 2: {"revision": 1},
+         3: {"actual": 1, "revision_floor": 1}, 4: {"token": 2},
+         5: {"current": 2, "supplied": 1}, 6: {"revision": 2}},
+        STORAGE_SQLITE,
+    ),
 ]  # fmt: skip
 
 
@@ -140,6 +185,13 @@ def _holds(port: StoragePort, expected: dict[str, Any]) -> None:
     outcomes = [_outcome(step) for step in expected["steps"]]
     if outcomes != port.intended:
         raise PortDisagrees(f"{port.test}: upstream asserts {port.intended}, reference {outcomes}")
+    for index, asserted in port.answers.items():
+        step = expected["steps"][index]
+        actual = step.get("ok", step.get("details", {}))
+        if any(key not in actual or actual[key] != value for key, value in asserted.items()):
+            raise PortDisagrees(
+                f"{port.test} step {index}: upstream {asserted}, reference {actual}"
+            )
 
 
 def vectors(prefix: str) -> list[VectorTest]:
@@ -162,7 +214,7 @@ def vectors(prefix: str) -> list[VectorTest]:
                 inp,
                 expected,
                 "valid",
-                provenance=cite(STORAGE, port.test),
+                provenance=cite(port.path, port.test),
             )
         )
     return built
