@@ -195,8 +195,12 @@ def _holds(port: StoragePort, expected: dict[str, Any]) -> None:
 
 
 def vectors(prefix: str) -> list[VectorTest]:
+    return vectors_of(prefix, PORTS)
+
+
+def vectors_of(prefix: str, ports: list[StoragePort]) -> list[VectorTest]:
     built = []
-    for port in PORTS:
+    for port in ports:
         inp = {
             "keyring": KEYRING_V1,
             "active_key_id": V1,

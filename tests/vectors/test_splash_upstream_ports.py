@@ -7,12 +7,20 @@ import re
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 
 from rescind.conformance.driver import handle
 from rescind.conformance.harness import InProcessDriver
+from rescind.conformance.interpreters.frame_trace import run_frame_trace
+from rescind.conformance.interpreters.host_trace import run_trace
+from rescind.conformance.interpreters.worker_scenario import run_scenario
 from rescind.conformance.provenance import SPLASH
 from rescind.conformance.vectorchecks import BINDINGS, vector_checks
+from rescind.conformance.vectorsets import _splash_ports_frames as frame_ports
+from rescind.conformance.vectorsets import _splash_ports_storage as storage_ports
+from rescind.conformance.vectorsets import _splash_ports_worker as worker_ports
+from rescind.conformance.vectorsets import _splash_ports_workflow as workflow_ports
 from rescind.conformance.vectorsets import splash_upstream_tests
 from rescind.conformance.vectorsets._splash_port_support import (
     PortDisagrees,
@@ -126,3 +134,20 @@ def test_a_port_that_contradicts_its_upstream_assertion_is_refused() -> None:
 
     with pytest.raises(PortDisagrees):
         single_vector("splash.grants", port, compute, lambda error: {"error": error.code})
+
+
+def test_scenario_ports_refuse_a_contradicted_assertion() -> None:
+    """Each multi-step port kind checks the values it states, not only the step outcomes."""
+    worker = attrs.evolve(worker_ports.PORTS[0], asserts={0: {"dispatch_calls": 2}})
+    with pytest.raises(PortDisagrees):
+        worker_ports._check(worker, run_scenario(worker.spec()))
+    ledger = attrs.evolve(workflow_ports.PORTS[0], checks=(("never", lambda results: False),))
+    with pytest.raises(PortDisagrees):
+        workflow_ports._check(ledger, run_trace(ledger.trace()))
+    frame = attrs.evolve(frame_ports.FRAME_PORTS[1], answers={3: {"message": "other"}})
+    with pytest.raises(PortDisagrees):
+        frame_ports._check_frames(frame, run_frame_trace(frame.trace()))
+    storage = storage_ports.PORTS[-1]
+    wrong = attrs.evolve(storage, answers={0: {"token": 7}})
+    with pytest.raises(PortDisagrees):
+        storage_ports.vectors_of("splash.storage", [wrong])
