@@ -58,7 +58,6 @@ from rescind.reference.payload import ToolPayload
 from rescind.reference.payload_format import PayloadFormat
 from rescind.reference.storage.authenticated import AuthenticatedStore
 from rescind.reference.storage.keyring import Keyring
-from rescind.reference.storage.sqlite import SqliteBackend
 from rescind.reference.storage.tag import StorageKey
 from rescind.reference.worker.adapter import AdapterDeclarations
 from rescind.reference.worker.extension import WorkerExtensions
@@ -74,6 +73,7 @@ from rescind.reference.worker_message import (
     ReconciledOperation,
     ReconcileOperation,
 )
+from rescind.stores.sqlite import SqliteBackend
 
 PROFILES = ("splash-v5", "splash-v5+compensation-reconcile")
 TOOL = "text.echo"

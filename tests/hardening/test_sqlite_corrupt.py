@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from rescind.reference.storage.errors import StoreUnavailable
-from rescind.reference.storage.sqlite import SqliteBackend
+from rescind.stores.sqlite import SqliteBackend
 
 
 def _damaged_schema(path: Path) -> None:

@@ -33,12 +33,12 @@ from rescind.reference.messages import (
 from rescind.reference.payload import ToolPayload
 from rescind.reference.storage.authenticated import AuthenticatedStore
 from rescind.reference.storage.keyring import Keyring
-from rescind.reference.storage.sqlite import SqliteBackend
 from rescind.reference.storage.tag import StorageKey
 from rescind.reference.worker.adapter import AdapterDeclarations
 from rescind.reference.worker.journal_store import AuthenticatedWorkerJournalStore
 from rescind.reference.worker.session import WorkerSession
 from rescind.reference.worker_message import OpenSession
+from rescind.stores.sqlite import SqliteBackend
 
 STORAGE_KEYRING = Keyring.single("storage-v1", StorageKey(bytes([0x1D]) * 32))
 NAMESPACE = "worker-journal"

@@ -7,8 +7,8 @@ from typing import Any
 from rescind.reference.errors import RescindError
 from rescind.reference.storage.authenticated import AuthenticatedStore
 from rescind.reference.storage.keyring import Keyring
-from rescind.reference.storage.sqlite import SqliteBackend
 from rescind.reference.storage.tag import RecordKey, StorageKey
+from rescind.stores.sqlite import SqliteBackend
 
 LEDGER = RecordKey("workflow-ledger", "release-42")
 WAIT_SECONDS = 60  # only a guard against a hung test; no test result depends on timing

@@ -10,8 +10,8 @@ import pytest
 from rescind.reference.storage.authenticated import AuthenticatedStore
 from rescind.reference.storage.keyring import Keyring
 from rescind.reference.storage.memory import MemoryBackend
-from rescind.reference.storage.sqlite import SqliteBackend
 from rescind.reference.storage.tag import RecordKey, StorageKey
+from rescind.stores.sqlite import SqliteBackend
 
 KEY_07 = StorageKey(bytes([0x07]) * 32)
 KEY_09 = StorageKey(bytes([0x09]) * 32)

@@ -11,8 +11,8 @@ import pytest
 
 from rescind.reference.errors import RescindError
 from rescind.reference.storage.authenticated import AuthenticatedStore
-from rescind.reference.storage.sqlite import SqliteBackend
 from rescind.reference.storage.store import KeyState, StoredRecord
+from rescind.stores.sqlite import SqliteBackend
 
 from . import _process_workers as workers
 from .conftest import LEDGER

@@ -23,9 +23,9 @@ from rescind.reference.errors import RescindError
 from rescind.reference.storage.authenticated import AuthenticatedStore
 from rescind.reference.storage.keyring import Keyring
 from rescind.reference.storage.memory import MemoryBackend
-from rescind.reference.storage.sqlite import SqliteBackend
 from rescind.reference.storage.store import KeyState, StoredRecord
 from rescind.reference.storage.tag import RecordKey
+from rescind.stores.sqlite import SqliteBackend
 
 from .conftest import KEY_07
 

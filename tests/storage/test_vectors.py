@@ -11,7 +11,7 @@ import rescind.reference.storage.errors  # noqa: F401  (registers the storage co
 from rescind.conformance.vectorsets._storage_harness import TRACE_OPS, run_trace
 from rescind.conformance.vectorsets.storage import build
 from rescind.reference.errors import error_registry
-from rescind.reference.storage.sqlite import SqliteBackend
+from rescind.stores.sqlite import SqliteBackend
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "spec" / "storage.md"
 FILE = build()

@@ -1,6 +1,6 @@
 """A SQLite backend: the pure rules of ``store`` applied inside ``BEGIN IMMEDIATE`` transactions.
 
-This is the one deliberate I/O component of the reference. Every state change reads the key's
+It lives outside the sans-IO reference, which it wraps. Every state change reads the key's
 row, applies a pure rule and writes the result inside one ``BEGIN IMMEDIATE`` transaction, so
 any number of connections and processes on the same file see a single, monotonic fence and
 floor per key: SQLite lets only one such transaction run at a time and the others wait up to
