@@ -77,6 +77,12 @@ class Reader:
             raise self.fail("must be an array")
         return [self.child(index) for index in range(len(self.value))]
 
+    def members(self) -> list[tuple[str, Reader]]:
+        """Each key of an object with its reader (the keys are the data, none is unknown)."""
+        if not isinstance(self.value, dict):
+            raise self.fail("must be an object")
+        return [(key, self.child(key)) for key in self.value]
+
     def text(self) -> str:
         if not isinstance(self.value, str):
             raise self.fail("must be a string")
@@ -109,7 +115,12 @@ class Reader:
         raise self.fail(f"must be one of: {allowed}")
 
     def json_text(self) -> str:
-        return canonical_json(self.value)
+        try:
+            return canonical_json(self.value)
+        except ValueError:
+            # An integer past Python's digit limit (only an in-process caller can hand one
+            # over: the CLI and the driver refuse such a number while parsing).
+            raise self.fail("number out of range") from None
 
 
 def _snake(key: str) -> str:
@@ -320,14 +331,10 @@ def read_workflow(document: Any) -> WorkflowDefinition:
         tasks=tuple(tasks),
         actions=()
         if actions is None
-        else tuple(
-            (name, actions.object((), tuple(actions.value)).child(name).text())
-            for name in actions.value
-        ),
+        else tuple((name, action.text()) for name, action in actions.members()),
         agents=()
         if agents is None
         else tuple(
-            (name, tuple(tool.text() for tool in agents.child(name).items()))
-            for name in agents.object((), tuple(agents.value)).value
+            (name, tuple(tool.text() for tool in agent.items())) for name, agent in agents.members()
         ),
     )
