@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from rescind.conformance.explore import JOURNAL_AREA
 from rescind.conformance.explore_engine import Area
+from rescind.conformance.explore_host_session import HOST_SESSION_AREA
 from rescind.conformance.explore_ledger import LEDGER_AREA
 from rescind.conformance.explore_session import SESSION_WORKER_AREA
 
-AREAS: tuple[Area, ...] = (JOURNAL_AREA, LEDGER_AREA, SESSION_WORKER_AREA)
+AREAS: tuple[Area, ...] = (JOURNAL_AREA, LEDGER_AREA, SESSION_WORKER_AREA, HOST_SESSION_AREA)
