@@ -16,6 +16,7 @@ from typing import Literal
 
 import attrs
 
+from rescind.conformance.comparison import Comparison
 from rescind.conformance.harness import Driver
 
 Tier = Literal["must", "should", "profile"]
@@ -27,6 +28,8 @@ class Outcome:
     status: Status
     message: str = ""
     seconds: float = 0.0
+    comparison: Comparison | None = None
+    """A failing vector check's bounded expected/actual values and differing paths."""
 
 
 @attrs.frozen

@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
-from rescind.conformance.checks import Check
+from rescind.conformance.checks import Check, Result
+from rescind.conformance.comparison import Comparison
 from rescind.conformance.provenance import KINDS
 from rescind.conformance.runner import RunReport
 
@@ -46,21 +47,49 @@ def to_json(report: RunReport) -> dict[str, Any]:
         "countsByProvenance": counts_by_provenance(report),
         "harnessFailures": list(report.harness_failures),
         "seconds": round(report.seconds, 3),
-        "checks": [
-            {
-                "id": result.check.id,
-                "tier": result.check.tier,
-                "rule": result.check.rule,
-                "source": result.check.source,
-                "capability": result.check.capability,
-                "provenance": provenance_of(result.check),
-                "status": result.outcome.status,
-                "message": result.outcome.message,
-                "seconds": round(result.outcome.seconds, 6),
-            }
-            for result in report.results
-        ],
+        "checks": [_check_json(result) for result in report.results],
     }
+
+
+def _check_json(result: Result) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "id": result.check.id,
+        "tier": result.check.tier,
+        "rule": result.check.rule,
+        "source": result.check.source,
+        "capability": result.check.capability,
+        "provenance": provenance_of(result.check),
+        "status": result.outcome.status,
+        "message": result.outcome.message,
+        "seconds": round(result.outcome.seconds, 6),
+    }
+    if result.outcome.comparison is not None:
+        entry["comparison"] = result.outcome.comparison.to_json()
+    return entry
+
+
+MARKDOWN_PATHS = 5
+"""Differing paths a Markdown failure row lists; the JSON and HTML reports list them all."""
+
+
+def _code(text: str) -> str:
+    return f"`` {text} ``" if "`" in text else f"`{text}`"
+
+
+def differing_paths(comparison: Comparison) -> list[str]:
+    """Each differing path as a pointer into the vector's expectation (``at`` + ``path``)."""
+    return [comparison.at + difference.path for difference in comparison.differences]
+
+
+def _paths_cell(comparison: Comparison | None) -> str:
+    if comparison is None:
+        return ""
+    paths = differing_paths(comparison)
+    shown = [_code(path or "(whole reply)") for path in paths[:MARKDOWN_PATHS]]
+    more = len(paths) - len(shown) + comparison.omitted
+    if more:
+        shown.append(f"+{more} more")
+    return ", ".join(shown).replace("|", "\\|")
 
 
 def write_junit(report: RunReport, path: Path) -> None:
@@ -125,14 +154,15 @@ def to_markdown(report: RunReport) -> str:
         lines += [
             "## Failures",
             "",
-            "| check | tier | rule | status | message |",
-            "|---|---|---|---|---|",
+            "| check | tier | rule | status | message | differs at |",
+            "|---|---|---|---|---|---|",
         ]
         for result in problems:
             message = result.outcome.message.replace("|", "\\|")
             lines.append(
                 f"| `{result.check.id}` | {result.check.tier} | {result.check.rule} "
-                f"| {result.outcome.status} | {message} |"
+                f"| {result.outcome.status} | {message} "
+                f"| {_paths_cell(result.outcome.comparison)} |"
             )
     return "\n".join(lines) + "\n"
 

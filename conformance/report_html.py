@@ -4,7 +4,8 @@ with its expected/actual difference and counterexample steps, and the lifecycle 
 The page must open in a browser with no network: the style is inline, there is no script,
 the diagrams are inline SVG drawn here from the lifecycle tables, and a Content-Security-Policy
 forbids every fetch. Every piece of text that comes from the run goes through ``html.escape``.
-Like the other reports it shows no driver payload bytes beyond the check's own message.
+Like the other reports it shows no driver payload bytes beyond the check's own message and a
+vector check's bounded comparison (``rescind.conformance.comparison``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 import attrs
 
 from rescind.conformance.checks import Result
+from rescind.conformance.comparison import Comparison
 from rescind.conformance.diagram_svg import lifecycle_figure
 from rescind.conformance.report import (
     PROVENANCE_LABELS,
@@ -229,6 +231,9 @@ padding:.3rem 1rem;margin:1rem 0}
 article.failure.soft{border-left-color:#8a5a00}
 pre{white-space:pre-wrap;word-break:break-word;background:#f6f7f9;padding:.4rem;margin:.3rem 0}
 table.diff td.expected{background:#e8f5e9}table.diff td.actual{background:#fdecea}
+table.diff em.absent{color:#666}
+details.values .sides{display:grid;grid-template-columns:1fr 1fr;gap:.5rem}
+details.values h4{margin:.3rem 0}
 ol.steps li.blamed{background:#fdecea;font-weight:bold}
 ol.steps code{font-size:.85rem}
 dl.meta{display:grid;grid-template-columns:max-content 1fr;gap:0 1rem;margin:.3rem 0}
@@ -405,8 +410,10 @@ def _failure(result: Result, vectors: Mapping[str, Mapping[str, Any]]) -> list[s
     lines.append("</dl>")
     lines.append(f'<pre class="message">{_e(outcome.message)}</pre>')
     evidence = evidence_of(result, vectors)
-    difference = difference_of(outcome.message)
-    if difference is not None:
+    difference = None if outcome.comparison else difference_of(outcome.message)
+    if outcome.comparison is not None:
+        lines += _comparison(outcome.comparison)
+    elif difference is not None:
         value = expected_at(evidence.expectation, difference.where)
         if value is not None and difference.expected in _GENERIC:
             difference = attrs.evolve(difference, expected=value)
@@ -427,6 +434,44 @@ def _failure(result: Result, vectors: Mapping[str, Mapping[str, Any]]) -> list[s
             lines.append(f"<li{css}><code>{_e(step)}</code></li>")
         lines.append("</ol>")
     lines.append("</article>")
+    return lines
+
+
+def _side(text: str | None) -> str:
+    return '<em class="absent">absent</em>' if text is None else f"<code>{_e(text)}</code>"
+
+
+def _pretty(text: str) -> str:
+    return json.dumps(json.loads(text), indent=2, ensure_ascii=False)
+
+
+def _comparison(comparison: Comparison) -> list[str]:
+    """Every differing path side by side, then both whole (bounded) values, folded."""
+    lines = [
+        f'<table class="diff" data-at="{_e(comparison.at)}"><thead><tr><th>where</th>'
+        "<th>expected</th><th>actual</th></tr></thead><tbody>",
+    ]
+    for difference in comparison.differences:
+        where = comparison.at + difference.path
+        lines += [
+            f'<tr data-path="{_e(difference.path)}">',
+            f'<td class="where"><code>{_e(where or "(whole reply)")}</code></td>',
+            f'<td class="expected">{_side(difference.expected)}</td>',
+            f'<td class="actual">{_side(difference.actual)}</td></tr>',
+        ]
+    lines.append("</tbody></table>")
+    if comparison.omitted:
+        lines.append(f"<p>{comparison.omitted} more differing paths are not listed.</p>")
+    note = " (shortened to stay small)" if comparison.truncated else ""
+    where = f" at <code>{_e(comparison.at)}</code>" if comparison.at else ""
+    lines += [
+        f'<details class="values"><summary>Compared values{where}{note}</summary>',
+        '<div class="sides"><div><h4>expected (the vector)</h4>',
+        f'<pre class="value" data-side="expected">{_e(_pretty(comparison.expected))}</pre></div>',
+        "<div><h4>actual (the driver's reply)</h4>",
+        f'<pre class="value" data-side="actual">{_e(_pretty(comparison.actual))}</pre></div>',
+        "</div></details>",
+    ]
     return lines
 
 

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from rescind.conformance.checks import Check, Outcome, Result, Status
+from rescind.conformance.comparison import Comparison
 from rescind.conformance.harness import Driver
 from rescind.conformance.report import NOT_A_VECTOR
 from rescind.conformance.runner import RunReport
@@ -142,13 +143,15 @@ def _join(documents: Sequence[Mapping[str, Any]]) -> list[Result]:
         labels = [str(part["id"])[len(base) + len(SLICE_MARK) :] for part in parts]
         if len(set(labels)) != len(labels):
             raise OverlappingShards(reason="an exploration slice given twice", check=base)
-        status = min((part["status"] for part in parts), key=_SEVERITY.index)
+        worst = min(parts, key=lambda part: _SEVERITY.index(part["status"]))
+        status = worst["status"]
         message = "; ".join(
             f"{label}: {part['message']}"
             for label, part in sorted(zip(labels, parts, strict=True), key=lambda item: item[0])
         )
         seconds = sum(float(part.get("seconds", 0.0)) for part in parts)
-        plain[base] = _result(parts[0], base, status, message, seconds)
+        # The worst slice speaks for the joined check (its comparison, if it has one).
+        plain[base] = _result(worst, base, status, message, seconds)
     return [plain[check_id] for check_id in order]
 
 
@@ -174,4 +177,14 @@ def _result(
         provenance=None if provenance in (None, NOT_A_VECTOR) else str(provenance),
     )
     taken = float(entry.get("seconds", 0.0)) if seconds is None else seconds
-    return Result(check, Outcome(status, message, taken))
+    return Result(check, Outcome(status, message, taken, _comparison(entry, check_id)))
+
+
+def _comparison(entry: Mapping[str, Any], check_id: str) -> Comparison | None:
+    """A vector check's comparison, carried through as read (bounded again on the way)."""
+    if "comparison" not in entry:
+        return None
+    try:
+        return Comparison.from_json(entry["comparison"])
+    except ValueError as error:
+        raise NotAShardReport(reason=f"malformed comparison: {error}", check=check_id) from None

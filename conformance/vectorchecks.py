@@ -17,9 +17,8 @@ from typing import Any
 import attrs
 
 from rescind.conformance.checks import Check, Outcome, Tier
+from rescind.conformance.comparison import INFORMATIVE_KEYS, comparison_of
 from rescind.conformance.harness import Driver, Reply
-
-INFORMATIVE_KEYS = frozenset({"reason", "f64", "note", "details", "findings", "upstreamMessage"})
 
 
 @attrs.frozen
@@ -175,14 +174,19 @@ def _difference(expected: Any, actual: Any, path: str) -> str | None:
     return None if expected == actual and type(expected) is type(actual) else f"{path} differs"
 
 
+def _failed(problem: str, expected: Mapping[str, Any], reply: Reply, at: str = "") -> Outcome:
+    return Outcome("fail", problem, comparison=comparison_of(expected, reply, at))
+
+
 def _single(op: str, binding: TopicBinding, test: Mapping[str, Any]) -> Callable[[Driver], Outcome]:
 
     def run(driver: Driver) -> Outcome:
         reply = driver.request(op, test["input"])
         if reply.kind == "unsupported":
-            return Outcome("fail", f"driver declared {binding.capability} but not {op}")
+            declared = f"driver declared {binding.capability} but not {op}"
+            return _failed(declared, test["expected"], reply)
         problem = compare(test["expected"], reply)
-        return Outcome("fail", problem) if problem else Outcome("pass")
+        return _failed(problem, test["expected"], reply) if problem else Outcome("pass")
 
     return run
 
@@ -202,7 +206,8 @@ def _trace(binding: TopicBinding, test: Mapping[str, Any]) -> Callable[[Driver],
                 reply = driver.request("trace.step", {"handle": handle, **step})
                 problem = compare(expected, reply)
                 if problem:
-                    return Outcome("fail", f"step {index} ({step.get('call')}): {problem}")
+                    message = f"step {index} ({step.get('call')}): {problem}"
+                    return _failed(message, expected, reply, f"/steps/{index - 1}")
             return Outcome("pass")
         finally:
             driver.request("trace.close", {"handle": handle})
@@ -272,7 +277,7 @@ def _profile_check(
     def run(driver: Driver) -> Outcome:
         reply = driver.request(op, {**test["input"], "profile": "splash-v5-f64"})
         problem = compare(informative, reply)
-        return Outcome("fail", problem) if problem else Outcome("pass")
+        return _failed(problem, informative, reply, "/f64") if problem else Outcome("pass")
 
     return Check(
         id=f"{test['id']}.f64",

@@ -17,6 +17,10 @@ class Article:
     blamed: list[int] = attrs.field(factory=list)
     expected: list[str] = attrs.field(factory=list)
     actual: list[str] = attrs.field(factory=list)
+    paths: list[str] = attrs.field(factory=list)
+    """The ``data-path`` of each row of the comparison table."""
+    values: dict[str, str] = attrs.field(factory=dict)
+    """The whole compared values (``pre.value`` by ``data-side``), as the page shows them."""
 
 
 @attrs.define
@@ -46,6 +50,7 @@ class _Reader(HTMLParser):
         self._capture: str | None = None
         self._cell: tuple[str, str] | None = None
         self._step: bool = False
+        self._value: str | None = None
         self._figure: str | None = None
         self._in_verdict = False
         self._head = False
@@ -80,6 +85,11 @@ class _Reader(HTMLParser):
             self._article.steps.append("")
             if "blamed" in classes:
                 self._article.blamed.append(len(self._article.steps) - 1)
+        if self._article is not None and tag == "tr" and "data-path" in attributes:
+            self._article.paths.append(attributes["data-path"])
+        if self._article is not None and tag == "pre" and "value" in classes:
+            self._value = attributes["data-side"]
+            self._article.values[self._value] = ""
         if self._article is not None and tag == "td" and classes & {"expected", "actual"}:
             self._capture = "expected" if "expected" in classes else "actual"
             getattr(self._article, self._capture).append("")
@@ -104,6 +114,8 @@ class _Reader(HTMLParser):
             self._article = None
         if tag == "li":
             self._step = False
+        if tag == "pre":
+            self._value = None
         if tag == "td":
             self._capture = None
             self._cell = None
@@ -125,6 +137,8 @@ class _Reader(HTMLParser):
         self._article.text.append(data)
         if self._step:
             self._article.steps[-1] += data
+        if self._value is not None:
+            self._article.values[self._value] += data
         if self._capture is not None:
             values = getattr(self._article, self._capture)
             values[-1] += data

@@ -127,9 +127,17 @@ def test_failing_traces_are_numbered_steps_with_the_blamed_one_marked(run: Run) 
         assert blamed is not None
         index = int(blamed.group(1))
         assert article.blamed == [index]
-        # The broken driver admits what the vector refuses: the page names the refusal.
-        assert article.expected == [test["expected"]["steps"][index]["error"]]
-        assert article.actual == ["missing"]
+        # The broken driver admits every second compensation the vector refuses: the page
+        # lists each refusal, the first one blamed, and the reply has no error at those paths.
+        refused = [
+            i
+            for i, step in enumerate(test["expected"]["steps"])
+            if step.get("error") == "compensation_identity_mismatch"
+        ]
+        assert refused[0] == index
+        assert article.paths == [f"/steps/{i}/error" for i in refused]
+        assert article.expected == [json.dumps("compensation_identity_mismatch")] * len(refused)
+        assert article.actual == ["absent"] * len(refused)
 
 
 def test_exploration_counterexample_is_the_saved_minimal_trace(run: Run) -> None:

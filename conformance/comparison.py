@@ -1,0 +1,336 @@
+"""What a failing vector check shows: the expectation, the driver's reply and where they differ.
+
+Both values are kept bounded so that a report never carries a large payload: a string longer
+than ``MAX_STRING`` characters keeps a prefix and its length (``"abc…(5000 chars)"``), a value
+whose compact JSON passes ``MAX_VALUE_BYTES`` keeps what fits and marks the rest, and at most
+``MAX_DIFFERENCES`` differing paths are listed. The request is never kept: only the vector's
+published expectation and the reply.
+
+The differences follow ``vectorchecks.compare`` exactly (informative keys are skipped, an
+expected error object matches any object with that code, keys the reply adds are ignored), but
+list every differing path instead of the first: ``path`` is an RFC 6901 JSON pointer into
+``expected`` and ``actual``, and ``at`` says where ``expected`` sits in the vector's
+``expected`` (``/steps/3`` for a trace step, ``/f64`` for the informative profile answer).
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import math
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, Final
+
+import attrs
+
+from rescind.conformance.harness import Reply
+
+MAX_STRING: Final = 120
+"""Strings longer than this are shown as their first ``STRING_PREFIX`` characters + length."""
+STRING_PREFIX: Final = 64
+MAX_VALUE_BYTES: Final = 4096
+"""The compact JSON of each whole value stays within this many UTF-8 bytes."""
+MAX_DIFFERENCE_BYTES: Final = 256
+"""The compact JSON of each side of one difference stays within this many bytes."""
+MAX_DIFFERENCES: Final = 16
+MAX_DEPTH: Final = 24
+_MARKER_ROOM = 48
+"""Bytes kept free in a container for the marker that says what was left out."""
+
+
+class Absent(enum.Enum):
+    """One side of a difference has nothing at that path (a missing key or list item)."""
+
+    ABSENT = "absent"
+
+
+ABSENT: Final = Absent.ABSENT
+
+INFORMATIVE_KEYS: Final = frozenset(
+    {"reason", "f64", "note", "details", "findings", "upstreamMessage"}
+)
+"""Expectation keys that describe upstream, not the protocol: never compared."""
+
+
+def pointer(path: Sequence[str | int]) -> str:
+    """An RFC 6901 JSON pointer."""
+    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def _size(value: Any) -> int:
+    return len(_compact(value).encode("utf-8"))
+
+
+def _short_string(text: str) -> tuple[str, bool]:
+    if len(text) <= MAX_STRING:
+        return text, False
+    return f"{text[:STRING_PREFIX]}…({len(text)} chars)", True
+
+
+class _Bounder:
+    """Copies a value into plain JSON within a running byte estimate, noting whether anything
+    was cut. The estimate can be passed by a little (closing markers of nested containers);
+    ``bounded`` measures the result and retries with less."""
+
+    def __init__(self, budget: int) -> None:
+        self.left = budget
+        self.cut = False
+
+    def scalar(self, value: Any) -> Any:
+        if isinstance(value, str):
+            text, cut = _short_string(value)
+            self.cut |= cut
+            return text
+        if value is None or isinstance(value, bool):
+            return value
+        if isinstance(value, int):
+            if value.bit_length() > 256:
+                self.cut = True
+                return f"…(integer of {value.bit_length()} bits)"
+            return value
+        if isinstance(value, float) and math.isfinite(value):
+            return value
+        # Not JSON (a NaN, or an in-process adapter's own object): say what it was, no more.
+        self.cut = True
+        return f"…({type(value).__name__})"
+
+    def copy(self, value: Any, depth: int) -> Any:
+        if isinstance(value, Mapping):
+            if depth >= MAX_DEPTH:
+                return self._spend(f"…(object of {len(value)} members)")
+            return self._object(value, depth)
+        if isinstance(value, list | tuple):
+            if depth >= MAX_DEPTH:
+                return self._spend(f"…(array of {len(value)} items)")
+            return self._array(value, depth)
+        copied = self.scalar(value)
+        self.left -= _size(copied) + 1
+        return copied
+
+    def _spend(self, marker: str) -> str:
+        self.cut = True
+        self.left -= _size(marker) + 1
+        return marker
+
+    def _object(self, value: Mapping[Any, Any], depth: int) -> dict[str, Any]:
+        copied: dict[str, Any] = {}
+        self.left -= 2
+        for index, (key, member) in enumerate(value.items()):
+            name, cut = _short_string(str(key))
+            if self.left - _size(name) <= _MARKER_ROOM:
+                copied["…"] = self._spend(f"({len(value) - index} more members)")
+                break
+            if name in copied:
+                # Two long keys with one prefix and length: the second is left out.
+                self.cut = True
+                continue
+            self.cut |= cut
+            self.left -= _size(name) + 1
+            copied[name] = self.copy(member, depth + 1)
+        return copied
+
+    def _array(self, value: Sequence[Any], depth: int) -> list[Any]:
+        copied: list[Any] = []
+        self.left -= 2
+        for index, item in enumerate(value):
+            if self.left <= _MARKER_ROOM:
+                copied.append(self._spend(f"…({len(value) - index} more items)"))
+                break
+            copied.append(self.copy(item, depth + 1))
+        return copied
+
+
+def bounded(value: Any, budget: int = MAX_VALUE_BYTES) -> tuple[Any, bool]:
+    """A plain JSON copy of ``value`` whose compact UTF-8 JSON is at most ``budget`` bytes
+    (``budget`` at least 64), and whether anything was left out."""
+    estimate = budget
+    while estimate >= _MARKER_ROOM:
+        bounder = _Bounder(estimate)
+        copied = bounder.copy(value, 0)
+        if _size(copied) <= budget:
+            return copied, bounder.cut
+        estimate = estimate * 3 // 4
+    return f"…({type(value).__name__})", True
+
+
+def _bounded_side(value: Any | Absent) -> tuple[str | None, bool]:
+    if value is ABSENT:
+        return None, False
+    copied, cut = bounded(value, MAX_DIFFERENCE_BYTES)
+    return _compact(copied), cut
+
+
+@attrs.frozen
+class Difference:
+    """One differing path: each side as bounded compact JSON, ``None`` when absent there."""
+
+    path: str
+    expected: str | None
+    actual: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        entry: dict[str, Any] = {"path": self.path}
+        if self.expected is not None:
+            entry["expected"] = json.loads(self.expected)
+        if self.actual is not None:
+            entry["actual"] = json.loads(self.actual)
+        return entry
+
+
+@attrs.frozen
+class Comparison:
+    """A failing vector check's bounded evidence (the values are kept as compact JSON text so
+    the object stays immutable and hashable, like the outcome that holds it)."""
+
+    at: str
+    expected: str
+    actual: str
+    differences: tuple[Difference, ...]
+    omitted: int = 0
+    """Differing paths beyond ``MAX_DIFFERENCES``, not listed."""
+    truncated: bool = False
+    """Some value or difference was shortened or cut to stay within the bounds."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "at": self.at,
+            "expected": json.loads(self.expected),
+            "actual": json.loads(self.actual),
+            "differences": [difference.to_json() for difference in self.differences],
+            "omittedDifferences": self.omitted,
+            "truncated": self.truncated,
+        }
+
+    @classmethod
+    def from_json(cls, document: object) -> Comparison:
+        """Read back from a JSON report, bounding it again: a report file is input too."""
+        if not isinstance(document, Mapping):
+            raise ValueError("a comparison is an object")
+        at = document.get("at")
+        entries = document.get("differences")
+        if not isinstance(at, str) or not isinstance(entries, list):
+            raise ValueError("a comparison has a string 'at' and a 'differences' list")
+        if "expected" not in document or "actual" not in document:
+            raise ValueError("a comparison has 'expected' and 'actual'")
+        omitted = document.get("omittedDifferences", 0)
+        if not isinstance(omitted, int) or isinstance(omitted, bool) or omitted < 0:
+            raise ValueError("'omittedDifferences' is a count")
+        differences: list[Difference] = []
+        cut = bool(document.get("truncated", False))
+        for entry in entries[:MAX_DIFFERENCES]:
+            if not isinstance(entry, Mapping) or not isinstance(entry.get("path"), str):
+                raise ValueError("each difference is an object with a string 'path'")
+            expected, cut_e = _bounded_side(entry.get("expected", ABSENT))
+            actual, cut_a = _bounded_side(entry.get("actual", ABSENT))
+            path, cut_p = _short_string(entry["path"])
+            cut |= cut_e or cut_a or cut_p
+            differences.append(Difference(path, expected, actual))
+        expected_value, cut_e = bounded(document["expected"])
+        actual_value, cut_a = bounded(document["actual"])
+        at_text, cut_at = _short_string(at)
+        return cls(
+            at=at_text,
+            expected=_compact(expected_value),
+            actual=_compact(actual_value),
+            differences=tuple(differences),
+            omitted=omitted + max(0, len(entries) - MAX_DIFFERENCES),
+            truncated=cut or cut_e or cut_a or cut_at,
+        )
+
+
+def reply_value(reply: Reply) -> dict[str, Any]:
+    """The reply as the JSON the vector's expectation is written against."""
+    if reply.kind == "ok":
+        return dict(reply.ok or {})
+    if reply.kind == "error":
+        value: dict[str, Any] = {"error": reply.error_code}
+        if reply.definite is not None:
+            value["definite"] = reply.definite
+        return value
+    return {"unsupported": reply.unsupported}
+
+
+def differences(
+    expected: Any, actual: Any, path: tuple[str | int, ...] = ()
+) -> Iterator[tuple[tuple[str | int, ...], Any | Absent, Any | Absent]]:
+    """Every differing path, in ``vectorchecks.compare``'s order and by its rules."""
+    if isinstance(expected, Mapping):
+        if not isinstance(actual, Mapping):
+            yield path, expected, actual
+            return
+        if "error" in expected and "error" in actual:
+            if expected["error"] != actual["error"]:
+                yield (*path, "error"), expected["error"], actual["error"]
+            return
+        for key, value in expected.items():
+            if key in INFORMATIVE_KEYS:
+                continue
+            if key not in actual:
+                yield (*path, key), value, ABSENT
+                continue
+            yield from differences(value, actual[key], (*path, key))
+        return
+    if isinstance(expected, list):
+        if not isinstance(actual, list):
+            yield path, expected, actual
+            return
+        for index, (left, right) in enumerate(zip(expected, actual, strict=False)):
+            yield from differences(left, right, (*path, index))
+        for index in range(len(actual), len(expected)):
+            yield (*path, index), expected[index], ABSENT
+        for index in range(len(expected), len(actual)):
+            yield (*path, index), ABSENT, actual[index]
+        return
+    if expected != actual or type(expected) is not type(actual):
+        yield path, expected, actual
+
+
+def _top_level(
+    expected: Mapping[str, Any], reply: Reply, actual: Mapping[str, Any]
+) -> Iterator[tuple[tuple[str | int, ...], Any | Absent, Any | Absent]]:
+    """``compare``'s reply-kind rules: a kind mismatch differs as a whole, an expected error
+    is compared by its code only."""
+    if "error" in expected:
+        if reply.kind != "error":
+            yield (), expected, actual
+        elif reply.error_code != expected["error"]:
+            yield ("error",), expected["error"], reply.error_code
+        return
+    if reply.kind != "ok":
+        yield (), expected, actual
+        return
+    yield from differences(expected, actual)
+
+
+def comparison_of(expected: Mapping[str, Any], reply: Reply, at: str = "") -> Comparison | None:
+    """The bounded comparison of a vector expectation with a reply; ``None`` when they match
+    by ``compare``'s rules."""
+    actual = reply_value(reply)
+    listed: list[Difference] = []
+    cut = False
+    found = 0
+    for path, left, right in _top_level(expected, reply, actual):
+        found += 1
+        if len(listed) == MAX_DIFFERENCES:
+            continue
+        expected_side, cut_e = _bounded_side(left)
+        actual_side, cut_a = _bounded_side(right)
+        text, cut_p = _short_string(pointer(path))
+        cut |= cut_e or cut_a or cut_p
+        listed.append(Difference(text, expected_side, actual_side))
+    if not found:
+        return None
+    expected_value, cut_e = bounded(expected)
+    actual_value, cut_a = bounded(actual)
+    return Comparison(
+        at=at,
+        expected=_compact(expected_value),
+        actual=_compact(actual_value),
+        differences=tuple(listed),
+        omitted=found - len(listed),
+        truncated=cut or cut_e or cut_a,
+    )
