@@ -7,8 +7,9 @@ Inputs come from tests/hardening/fuzzing.py: valid vector texts mutated (bit fli
 truncation, splicing, deep nesting, huge numbers, bad UTF-8, whitespace around structural
 tokens, string escapes, repeated or unknown members) plus random bytes; saga documents are
 mutated as parsed JSON. Each input is seeded (``--seed``), so a finding can be replayed with
-``--only TARGET`` and the same seed (findings name their chunk). The campaign passes when no input raised anything but a typed
-``RescindError`` with a code, no definite refusal changed a stateful object or store, the
+``--only TARGET`` and the same seed (findings name their chunk). The campaign passes when
+no input raised anything but a typed ``RescindError`` with a code, no definite refusal
+changed a stateful object or store, the
 fast canonical path agreed with the exact one, the driver answered one well-formed line
 and the CLI exited 0, 1 or 2 with one line on stderr. Exit code 1 otherwise.
 """
@@ -55,7 +56,7 @@ def run_chunk(job: tuple[int, int, int, int]) -> dict[str, Any]:
     target = _TARGETS[index]
     rng = random.Random(chunk_seed(seed, target.name, chunk))
     outcomes: collections.Counter[str] = collections.Counter()
-    findings = []
+    findings: list[dict[str, Any]] = []
     started = time.process_time()
     for _ in range(count):
         outcome, found = target.run(target.generate(rng))
@@ -73,7 +74,9 @@ def run_chunk(job: tuple[int, int, int, int]) -> dict[str, Any]:
     }
 
 
-def schedule(total: int, seed: int, names: list[str], shares: list[float]) -> list[tuple[int, int, int, int]]:
+def schedule(
+    total: int, seed: int, names: list[str], shares: list[float]
+) -> list[tuple[int, int, int, int]]:
     weight = sum(shares)
     jobs = []
     for index, share in enumerate(shares):
@@ -89,8 +92,24 @@ def schedule(total: int, seed: int, names: list[str], shares: list[float]) -> li
     return jobs
 
 
-def summarise(results: list[dict[str, Any]], names: list[str], wall: float, seed: int, workers: int) -> dict[str, Any]:
-    rows = {name: {"inputs": 0, "accepted": 0, "refused": 0, "codes": set(), "untyped": 0, "state_change": 0, "divergence": 0, "bad_reply": 0, "forged": 0, "cpu_seconds": 0.0} for name in names}
+def summarise(
+    results: list[dict[str, Any]], names: list[str], wall: float, seed: int, workers: int
+) -> dict[str, Any]:
+    rows: dict[str, dict[str, Any]] = {
+        name: {
+            "inputs": 0,
+            "accepted": 0,
+            "refused": 0,
+            "codes": set(),
+            "untyped": 0,
+            "state_change": 0,
+            "divergence": 0,
+            "bad_reply": 0,
+            "forged": 0,
+            "cpu_seconds": 0.0,
+        }
+        for name in names
+    }
     findings: list[dict[str, Any]] = []
     for result in results:
         row = rows[result["target"]]
@@ -110,9 +129,22 @@ def summarise(results: list[dict[str, Any]], names: list[str], wall: float, seed
         findings += result["findings"]
     table = []
     for name, row in rows.items():
-        table.append({**row, "target": name, "codes": len(row["codes"]), "inputs_per_cpu_second": round(row["inputs"] / row["cpu_seconds"]) if row["cpu_seconds"] else 0, "cpu_seconds": round(row["cpu_seconds"], 2)})
+        table.append(
+            {
+                **row,
+                "target": name,
+                "codes": len(row["codes"]),
+                "inputs_per_cpu_second": round(row["inputs"] / row["cpu_seconds"])
+                if row["cpu_seconds"]
+                else 0,
+                "cpu_seconds": round(row["cpu_seconds"], 2),
+            }
+        )
     total = sum(row["inputs"] for row in table)
-    bad = {kind: sum(row[kind] for row in table) for kind in ("untyped", "state_change", "divergence", "bad_reply", "forged")}
+    bad = {
+        kind: sum(row[kind] for row in table)
+        for kind in ("untyped", "state_change", "divergence", "bad_reply", "forged")
+    }
     return {
         "seed": seed,
         "workers": workers,
@@ -126,24 +158,69 @@ def summarise(results: list[dict[str, Any]], names: list[str], wall: float, seed
     }
 
 
+COLUMNS = (
+    ("target", 30),
+    ("inputs", 9),
+    ("accepted", 9),
+    ("refused", 9),
+    ("codes", 6),
+    ("untyped", 8),
+    ("state", 6),
+    ("other", 6),
+    ("in/cpu-s", 9),
+)
+
+
+def _line(values: list[object]) -> str:
+    cells: list[str] = []
+    for (_, width), value in zip(COLUMNS, values, strict=True):
+        text = f"{value:,}" if isinstance(value, int) else str(value)
+        cells.append(text.ljust(width) if not cells else text.rjust(width))
+    return " ".join(cells)
+
+
 def print_table(report: dict[str, Any]) -> None:
-    header = f"{'target':30} {'inputs':>9} {'accepted':>9} {'refused':>9} {'codes':>6} {'untyped':>8} {'state':>6} {'other':>6} {'in/cpu-s':>9}"
+    header = _line([name for name, _ in COLUMNS])
     print(header)
     print("-" * len(header))
     for row in report["targets"]:
         other = row["divergence"] + row["bad_reply"] + row["forged"]
-        print(f"{row['target']:30} {row['inputs']:>9,} {row['accepted']:>9,} {row['refused']:>9,} {row['codes']:>6} {row['untyped']:>8} {row['state_change']:>6} {other:>6} {row['inputs_per_cpu_second']:>9,}")
+        print(
+            _line(
+                [
+                    row["target"],
+                    row["inputs"],
+                    row["accepted"],
+                    row["refused"],
+                    row["codes"],
+                    row["untyped"],
+                    row["state_change"],
+                    other,
+                    row["inputs_per_cpu_second"],
+                ]
+            )
+        )
     print("-" * len(header))
-    print(f"{report['inputs']:,} inputs in {report['wall_seconds']} s with {report['workers']} workers: {report['inputs_per_second']:,} inputs/s (seed {report['seed']})")
-    print(f"untyped exceptions: {report['untyped']}; state changes on a refused call: {report['state_change']}; fast/exact divergences: {report['divergence']}; bad driver replies: {report['bad_reply']}; forged frames accepted: {report['forged']}")
+    print(
+        f"{report['inputs']:,} inputs in {report['wall_seconds']} s with {report['workers']} "
+        f"workers: {report['inputs_per_second']:,} inputs/s (seed {report['seed']})"
+    )
+    print(
+        f"untyped exceptions: {report['untyped']}; state changes on a refused call: "
+        f"{report['state_change']}; fast/exact divergences: {report['divergence']}; "
+        f"bad driver replies: {report['bad_reply']}; forged frames accepted: {report['forged']}"
+    )
     for finding in report["findings"][:20]:
-        print(f"  {finding['target']} chunk {finding['chunk']}: {finding['kind']}: {finding['detail']}\n    input {finding['data'][:160]}")
+        print(f"  {finding['target']} chunk {finding['chunk']}: {finding['kind']}: ")
+        print(f"    {finding['detail']}\n    input {finding['data'][:160]}")
     print("PASS" if report["passed"] else "FAIL")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--inputs", type=int, default=1_000_000, help="total inputs (default 1,000,000)")
+    parser.add_argument(
+        "--inputs", type=int, default=1_000_000, help="total inputs (default 1,000,000)"
+    )
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--only", nargs="*", help="run only these targets")
@@ -152,7 +229,9 @@ def main(argv: list[str] | None = None) -> int:
 
     _init()
     names = [target.name for target in _TARGETS]
-    shares = [target.share if not args.only or target.name in args.only else 0.0 for target in _TARGETS]
+    shares = [
+        target.share if not args.only or target.name in args.only else 0.0 for target in _TARGETS
+    ]
     jobs = schedule(args.inputs, args.seed, names, shares)
     started = time.perf_counter()
     if args.workers <= 1:

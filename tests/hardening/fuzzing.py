@@ -27,8 +27,12 @@ import attrs
 
 from rescind.reference.canonical_fast import exact_canonical_input, fast_canonical_input
 from rescind.reference.errors import RescindError
-from rescind.reference.frames import AuthenticatedFrame, PipeBootstrap, SessionAuthenticator
-from rescind.reference.frames import SessionRole
+from rescind.reference.frames import (
+    AuthenticatedFrame,
+    PipeBootstrap,
+    SessionAuthenticator,
+    SessionRole,
+)
 from rescind.reference.grants import CapabilityGrant, GrantAttenuation
 from rescind.reference.host.ledger import WorkflowOperationLedger
 from rescind.reference.manifest import ManifestAttenuation, SessionManifest
@@ -155,8 +159,13 @@ def envelope_seeds() -> tuple[bytes, ...]:
     sealed = [
         seal_active(STORAGE_KEYRING, RECORD_KEY, revision, payload).encode()
         for revision, payload in (
-            (1, b"{}"), (2, journal_seeds()[0]), (7, b"\xff\x00payload"), (1, journal_seeds()[1]),
-            (2**64 - 1, b""), (3, bytes(range(256))), (1, b"x" * 600),
+            (1, b"{}"),
+            (2, journal_seeds()[0]),
+            (7, b"\xff\x00payload"),
+            (1, journal_seeds()[1]),
+            (2**64 - 1, b""),
+            (3, bytes(range(256))),
+            (1, b"x" * 600),
         )
     ]
     vectors = [
@@ -211,10 +220,11 @@ def driver_seeds() -> tuple[bytes, ...]:
             continue
         for group in document["testGroups"]:
             for test in group["tests"][:6]:
+                op: str | None
                 if binding.op_field:
                     op = f"{binding.capability}.{test['input'].get(binding.op_field)}"
                 else:
-                    op = binding.group_ops.get(group["type"], binding.op)
+                    op = binding.group_ops.get(group["type"]) or binding.op
                 if op is None:
                     continue
                 line = json.dumps({"id": 1, "op": op, "args": test["input"]})
@@ -246,11 +256,31 @@ HUGE_NUMBERS = (
     b"1" + b"0" * 400 + b".5",
 )
 BAD_UTF8 = (b"\xff", b"\xc0\x80", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\x80", b"\xe2\x82")
-WHITESPACE = (b" ", b"\t", b"\n", b"\r", b"\x0b", b"\x0c", b"\xc2\xa0", b"\xe2\x80\xa8", b"\xef\xbb\xbf")
+WHITESPACE = (
+    b" ",
+    b"\t",
+    b"\n",
+    b"\r",
+    b"\x0b",
+    b"\x0c",
+    b"\xc2\xa0",
+    b"\xe2\x80\xa8",
+    b"\xef\xbb\xbf",
+)
 STRING_JUNK = (b"\\ud800", b"\\udc00\\ud800", b"\\u0000", b"\\x41", b"\\", b"\x00", b"\x1f", b'\\"')
 TOKENS = (
-    b"true", b"false", b"null", b"NaN", b"Infinity", b"-Infinity", b'""', b"{}", b"[]", b"0",
-    b'"$serde_json::private::Number"', b'{"$serde_json::private::Number":"1"}',
+    b"true",
+    b"false",
+    b"null",
+    b"NaN",
+    b"Infinity",
+    b"-Infinity",
+    b'""',
+    b"{}",
+    b"[]",
+    b"0",
+    b'"$serde_json::private::Number"',
+    b'{"$serde_json::private::Number":"1"}',
 )
 _NUMBER = re.compile(rb"-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _STRUCTURE = re.compile(rb"[{}\[\],:]")
@@ -263,7 +293,9 @@ def _position(rng: random.Random, data: bytes) -> int:
     return rng.randint(0, len(data))
 
 
-def _pick_match(rng: random.Random, pattern: re.Pattern[bytes], data: bytes) -> re.Match[bytes] | None:
+def _pick_match(
+    rng: random.Random, pattern: re.Pattern[bytes], data: bytes
+) -> re.Match[bytes] | None:
     matches = list(pattern.finditer(data))
     return rng.choice(matches) if matches else None
 
@@ -335,7 +367,9 @@ def _bad_utf8(rng: random.Random, data: bytes, pool: Sequence[bytes]) -> bytes:
 
 def _whitespace(rng: random.Random, data: bytes, pool: Sequence[bytes]) -> bytes:
     match = _pick_match(rng, _STRUCTURE, data)
-    index = (match.start() if rng.random() < 0.5 else match.end()) if match else _position(rng, data)
+    index = (
+        (match.start() if rng.random() < 0.5 else match.end()) if match else _position(rng, data)
+    )
     return data[:index] + rng.choice(WHITESPACE) * rng.randint(1, 3) + data[index:]
 
 
@@ -364,8 +398,20 @@ def _member(rng: random.Random, data: bytes, pool: Sequence[bytes]) -> bytes:
 
 
 MUTATORS: tuple[Callable[[random.Random, bytes, Sequence[bytes]], bytes], ...] = (
-    _flip, _set_byte, _insert, _delete, _truncate, _duplicate, _splice, _nest, _huge_number,
-    _bad_utf8, _whitespace, _string_junk, _token, _member,
+    _flip,
+    _set_byte,
+    _insert,
+    _delete,
+    _truncate,
+    _duplicate,
+    _splice,
+    _nest,
+    _huge_number,
+    _bad_utf8,
+    _whitespace,
+    _string_junk,
+    _token,
+    _member,
 )
 
 
@@ -389,9 +435,32 @@ def mutate_bytes(rng: random.Random, pool: Sequence[bytes]) -> bytes:
 # -- tree-level mutation (saga documents are read from parsed JSON) -------------------------
 
 TREE_VALUES: tuple[Any, ...] = (
-    None, True, False, 0, -1, 1.5, 2**64, 10**5000, float("inf"), float("nan"), "", "x" * 5000,
-    "\ud800", "Bad Id", "a b", [], {}, [None], {"": None}, "${{ inputs.x }}", "action:restore",
-    "succeeded", "failed", "COMPLETED", "never", "always",
+    None,
+    True,
+    False,
+    0,
+    -1,
+    1.5,
+    2**64,
+    10**5000,
+    float("inf"),
+    float("nan"),
+    "",
+    "x" * 5000,
+    "\ud800",
+    "Bad Id",
+    "a b",
+    [],
+    {},
+    [None],
+    {"": None},
+    "${{ inputs.x }}",
+    "action:restore",
+    "succeeded",
+    "failed",
+    "COMPLETED",
+    "never",
+    "always",
 )
 
 
@@ -434,7 +503,9 @@ def mutate_tree(rng: random.Random, document: Any) -> Any:
         elif choice < 0.6 and isinstance(parent, dict) and key != "":
             del parent[key]
         elif choice < 0.7 and isinstance(node, dict):
-            node[rng.choice(("zzUnknown", "id", "state", "status", "needs", "Bad Key"))] = _copy(rng.choice(TREE_VALUES))
+            node[rng.choice(("zzUnknown", "id", "state", "status", "needs", "Bad Key"))] = _copy(
+                rng.choice(TREE_VALUES)
+            )
         elif choice < 0.8 and isinstance(node, list) and node:
             node.append(_copy(rng.choice(node)))
         elif choice < 0.9:
@@ -503,10 +574,14 @@ class Target:
             self.call(data)
         except RescindError as error:
             if not error.code:
-                return "untyped", [self.finding("untyped", f"{type(error).__name__} without code", data)]
+                return "untyped", [
+                    self.finding("untyped", f"{type(error).__name__} without code", data)
+                ]
             return f"refused:{error.code}", []
         except Exception as error:  # the thing this campaign hunts for
-            return "untyped", [self.finding("untyped", f"{type(error).__name__}: {str(error)[:160]}", data)]
+            return "untyped", [
+                self.finding("untyped", f"{type(error).__name__}: {str(error)[:160]}", data)
+            ]
         return "accepted", []
 
     def call(self, data: Any) -> None:
@@ -517,7 +592,13 @@ class Target:
 
 
 class BytesTarget(Target):
-    def __init__(self, name: str, seeds: Callable[[], Sequence[bytes]], call: Callable[[bytes], object], share: float = 1.0) -> None:
+    def __init__(
+        self,
+        name: str,
+        seeds: Callable[[], Sequence[bytes]],
+        call: Callable[[bytes], object],
+        share: float = 1.0,
+    ) -> None:
         self.name = name
         self._seeds = seeds
         self._call = call
@@ -624,7 +705,9 @@ class CanonicalTarget(Target):
         fast = _answer(lambda: fast_canonical_input(data))
         exact = _answer(lambda: exact_canonical_input(data))
         if fast != exact:
-            findings.append(self.finding("divergence", f"fast {fast[:80]!r} != exact {exact[:80]!r}", data))
+            findings.append(
+                self.finding("divergence", f"fast {fast[:80]!r} != exact {exact[:80]!r}", data)
+            )
         return outcome, findings
 
 
@@ -653,18 +736,26 @@ class AuthenticatorTarget(Target):
             message = worker.open_line(data)
         except RescindError as error:
             if (worker.next_incoming, worker.next_outgoing) != before:
-                return "refused", [self.finding("state_change", f"counters moved on {error.code}", data)]
+                return "refused", [
+                    self.finding("state_change", f"counters moved on {error.code}", data)
+                ]
             return f"refused:{error.code}", []
         except Exception as error:
-            return "untyped", [self.finding("untyped", f"{type(error).__name__}: {str(error)[:160]}", data)]
+            return "untyped", [
+                self.finding("untyped", f"{type(error).__name__}: {str(error)[:160]}", data)
+            ]
         if message_json(message) not in _sealed_messages():
-            return "accepted", [self.finding("forged", "a changed frame opened with a new meaning", data)]
+            return "accepted", [
+                self.finding("forged", "a changed frame opened with a new meaning", data)
+            ]
         return "accepted", []
 
 
 @cache
 def _sealed_messages() -> frozenset[str]:
-    return frozenset(message_json(AuthenticatedFrame.from_json_line(frame).message) for frame in sealed_frames())
+    return frozenset(
+        message_json(AuthenticatedFrame.from_json_line(frame).message) for frame in sealed_frames()
+    )
 
 
 class StoreTarget(Target):
@@ -680,7 +771,11 @@ class StoreTarget(Target):
         backend = MemoryBackend()
         match = _REVISION.search(data)
         revision = min(int(match.group(1)), 2**64 - 1) if match else 1
-        backend.inject_state(RECORD_KEY.namespace, RECORD_KEY.name, KeyState(StoredRecord(max(revision, 1), data), 1, 1))
+        backend.inject_state(
+            RECORD_KEY.namespace,
+            RECORD_KEY.name,
+            KeyState(StoredRecord(max(revision, 1), data), 1, 1),
+        )
         store = AuthenticatedStore(backend, STORAGE_KEYRING)
         journals = AuthenticatedWorkerJournalStore(store, RECORD_KEY.namespace, RECORD_KEY.name)
         calls: tuple[tuple[str, Callable[[], object]], ...] = (
@@ -704,9 +799,17 @@ class StoreTarget(Target):
                     # (a newer session's fence must win even if this write is refused).
                     after = attrs.evolve(after, fence=before.fence)
                 if error.definite and after != before:
-                    findings.append(self.finding("state_change", f"{name} changed the store on {error.code}", data))
+                    findings.append(
+                        self.finding(
+                            "state_change", f"{name} changed the store on {error.code}", data
+                        )
+                    )
             except Exception as error:
-                findings.append(self.finding("untyped", f"{name}: {type(error).__name__}: {str(error)[:160]}", data))
+                findings.append(
+                    self.finding(
+                        "untyped", f"{name}: {type(error).__name__}: {str(error)[:160]}", data
+                    )
+                )
         return ("untyped" if findings else min(outcomes)), findings
 
 
@@ -745,9 +848,13 @@ class WorkerSessionTarget(Target):
         except RescindError as error:
             return f"refused:{error.code}", []
         except Exception as error:
-            return "untyped", [self.finding("untyped", f"decode: {type(error).__name__}: {str(error)[:160]}", data)]
+            return "untyped", [
+                self.finding("untyped", f"decode: {type(error).__name__}: {str(error)[:160]}", data)
+            ]
         backend = MemoryBackend()
-        bridge = AuthenticatedWorkerJournalStore(AuthenticatedStore(backend, STORAGE_KEYRING), "worker-journal", "tenant-release")
+        bridge = AuthenticatedWorkerJournalStore(
+            AuthenticatedStore(backend, STORAGE_KEYRING), "worker-journal", "tenant-release"
+        )
         host = SessionAuthenticator("session-1", SESSION_KEY, SessionRole.HOST)
         journal, revision = bridge.load()
         session = WorkerSession.open(
@@ -763,20 +870,30 @@ class WorkerSessionTarget(Target):
         except RescindError as error:
             return f"refused:{error.code}", []
         except Exception as error:
-            return "untyped", [self.finding("untyped", f"seal: {type(error).__name__}: {str(error)[:160]}", data)]
+            return "untyped", [
+                self.finding("untyped", f"seal: {type(error).__name__}: {str(error)[:160]}", data)
+            ]
 
         def state() -> tuple[object, ...]:
-            return (session.journal.encode_unchecked(), session.revision, backend.raw_state("worker-journal", "tenant-release"))
+            return (
+                session.journal.encode_unchecked(),
+                session.revision,
+                backend.raw_state("worker-journal", "tenant-release"),
+            )
 
         before = state()
         try:
             session.handle(frame, bridge)
         except RescindError as error:
             if error.definite and state() != before:
-                return "refused", [self.finding("state_change", f"journal or store changed on {error.code}", data)]
+                return "refused", [
+                    self.finding("state_change", f"journal or store changed on {error.code}", data)
+                ]
             return f"refused:{error.code}", []
         except Exception as error:
-            return "untyped", [self.finding("untyped", f"handle: {type(error).__name__}: {str(error)[:160]}", data)]
+            return "untyped", [
+                self.finding("untyped", f"handle: {type(error).__name__}: {str(error)[:160]}", data)
+            ]
         return "accepted", []
 
 
@@ -819,10 +936,14 @@ class DriverTarget(Target):
             with contextlib.redirect_stderr(io.StringIO()):
                 serve(io.StringIO(text), sink)
         except Exception as error:
-            return "untyped", [self.finding("untyped", f"{type(error).__name__}: {str(error)[:160]}", data)]
+            return "untyped", [
+                self.finding("untyped", f"{type(error).__name__}: {str(error)[:160]}", data)
+            ]
         lines = sink.getvalue().splitlines()
         if not text.strip():
-            return "accepted", [] if not lines else [self.finding("bad_reply", "a reply to a blank line", data)]
+            return "accepted", [] if not lines else [
+                self.finding("bad_reply", "a reply to a blank line", data)
+            ]
         if len(lines) != 1:
             return "bad_reply", [self.finding("bad_reply", f"{len(lines)} reply lines", data)]
         reply = json.loads(lines[0])
@@ -830,14 +951,35 @@ class DriverTarget(Target):
         if len(keys) != 1 or not keys <= {"ok", "error", "unsupported"}:
             return "bad_reply", [self.finding("bad_reply", f"reply keys {sorted(reply)}", data)]
         if "error" in reply:
-            error = reply["error"]
-            if not (isinstance(error, dict) and isinstance(error.get("code"), str) and error["code"]):
+            failure = reply["error"]
+            code = failure.get("code") if isinstance(failure, dict) else None
+            if not (isinstance(code, str) and code):
                 return "bad_reply", [self.finding("bad_reply", "an error without a code", data)]
-            return f"refused:{error['code']}", []
+            return f"refused:{code}", []
         return "accepted", []
 
 
-CLI_FLAGS = ("--json", "--output", "json", "text", "--format", "xml", "--max-input-bytes", "-1", "0", "99999999999999999999", "--impl", "--timeout", "nan", "-", "--", "-h", "--select", "\udc80", "")
+CLI_FLAGS = (
+    "--json",
+    "--output",
+    "json",
+    "text",
+    "--format",
+    "xml",
+    "--max-input-bytes",
+    "-1",
+    "0",
+    "99999999999999999999",
+    "--impl",
+    "--timeout",
+    "nan",
+    "-",
+    "--",
+    "-h",
+    "--select",
+    "\udc80",
+    "",
+)
 
 
 class CliTarget(Target):
@@ -852,17 +994,38 @@ class CliTarget(Target):
 
     def generate(self, rng: random.Random) -> tuple[str, ...] | tuple[tuple[str, ...], bytes]:
         if rng.random() < 0.15:
-            words = ["fingerprint", "saga", "plan", "validate", "replay", "diagnose", "vectors", *CLI_FLAGS]
+            words = [
+                "fingerprint",
+                "saga",
+                "plan",
+                "validate",
+                "replay",
+                "diagnose",
+                "vectors",
+                *CLI_FLAGS,
+            ]
             return tuple(rng.choice(words) for _ in range(rng.randint(0, 5)))
-        command = rng.choice((("fingerprint",), ("fingerprint", "--format", "text"), ("fingerprint", "--output", "json"), ("saga", "plan"), ("saga", "validate"), ("replay",)))
+        command: tuple[str, ...] = rng.choice(
+            (
+                ("fingerprint",),
+                ("fingerprint", "--format", "text"),
+                ("fingerprint", "--output", "json"),
+                ("saga", "plan"),
+                ("saga", "validate"),
+                ("replay",),
+            )
+        )
         if command[0] == "saga":
-            kind, document = rng.choice(saga_documents())
+            wanted = "lineage" if command[1] == "plan" else "definition"
+            document = rng.choice([doc for kind, doc in saga_documents() if kind == wanted])
             text = dump_tree(mutate_tree(rng, document))
             data = mutate_bytes(rng, [text]) if rng.random() < 0.5 else text
         elif command[0] == "replay":
             data = mutate_bytes(rng, driver_seeds())
         else:
-            data = mutate_bytes(rng, _pool("canonical-input", lambda: _inputs("canonical-input", "text")))
+            data = mutate_bytes(
+                rng, _pool("canonical-input", lambda: _inputs("canonical-input", "text"))
+            )
         return command, data
 
     def run(self, data: Any) -> tuple[Outcome, list[Finding]]:
@@ -884,7 +1047,9 @@ class CliTarget(Target):
             if code != 0:
                 return "untyped", [self.finding("cli", f"SystemExit({leave.code!r})", data)]
         except Exception as error:
-            return "untyped", [self.finding("untyped", f"{type(error).__name__}: {str(error)[:160]}", data)]
+            return "untyped", [
+                self.finding("untyped", f"{type(error).__name__}: {str(error)[:160]}", data)
+            ]
         lines = err.getvalue().splitlines()
         if code not in (0, 1, 2) or "Traceback" in err.getvalue():
             return "untyped", [self.finding("cli", f"exit {code}: {err.getvalue()[:160]!r}", data)]
@@ -906,7 +1071,11 @@ def targets() -> list[Target]:
         BytesTarget("grants.grant", lambda: _inputs("grants", "grant"), _grant),
         BytesTarget("grants.attenuation", lambda: _inputs("grants", "attenuation"), _attenuation),
         BytesTarget("grants.manifest", lambda: _inputs("grants", "manifest"), _manifest),
-        BytesTarget("grants.manifest-attenuation", lambda: _inputs("grants", "attenuation"), _manifest_attenuation),
+        BytesTarget(
+            "grants.manifest-attenuation",
+            lambda: _inputs("grants", "attenuation"),
+            _manifest_attenuation,
+        ),
         BytesTarget("storage.envelope", envelope_seeds, _envelope),
         StoreTarget(),
         WorkerSessionTarget(),
@@ -917,7 +1086,10 @@ def targets() -> list[Target]:
 
 
 def _bootstrap_seeds() -> tuple[bytes, ...]:
-    seeds = [PipeBootstrap("session-1", SESSION_KEY).encode() + b"rest", PipeBootstrap("s", bytes(range(32))).encode()]
+    seeds = [
+        PipeBootstrap("session-1", SESSION_KEY).encode() + b"rest",
+        PipeBootstrap("s", bytes(range(32))).encode(),
+    ]
     for _, test in _tests("frames"):
         for text in _strings(test["input"]):
             if re.fullmatch(r"(?:[0-9a-f]{2})+", text) and text.startswith("53504c50"):

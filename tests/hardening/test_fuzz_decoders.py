@@ -28,10 +28,23 @@ def test_refusals_are_typed_and_change_nothing(name: str, rng: random.Random) ->
 
 def test_every_decoder_family_is_a_target() -> None:
     expected = {
-        "canonical-input", "journal-codec", "ledger-codec", "worker-message", "frames.decode",
-        "frames.open", "frames.bootstrap", "grants.grant", "grants.attenuation",
-        "grants.manifest", "grants.manifest-attenuation", "storage.envelope", "storage.store",
-        "worker.session", "saga.documents", "driver.requests", "cli",
+        "canonical-input",
+        "journal-codec",
+        "ledger-codec",
+        "worker-message",
+        "frames.decode",
+        "frames.open",
+        "frames.bootstrap",
+        "grants.grant",
+        "grants.attenuation",
+        "grants.manifest",
+        "grants.manifest-attenuation",
+        "storage.envelope",
+        "storage.store",
+        "worker.session",
+        "saga.documents",
+        "driver.requests",
+        "cli",
     }
     assert set(TARGETS) == expected
 

@@ -1,0 +1,531 @@
+"""Mutation testing of the reference core, killed only by the suite other implementations get.
+
+    python benchmarks/mutation_campaign.py                        # core modules, 10 mutants each
+    python benchmarks/mutation_campaign.py --per-module 0 --modules reference/frames.py
+    python benchmarks/mutation_campaign.py --json
+
+Each mutant is one small change to one module of ``reference/`` in a private copy of the
+tree (the working tree as it is, laid out as the installed ``rescind`` package): an operator
+swap (``+``/``-``, ``<``/``<=``, ``==``/``!=``, ``in``/``not in``, ``and``/``or``), an
+integer constant moved by one (boundaries), ``True``/``False`` swapped, a string constant
+changed, a condition negated, or a statement (raise, call, assignment) deleted. The killers
+are only ``rescind vectors check`` (regenerate every vector from the mutated reference and
+compare with the committed files) and then ``rescind check`` (the built-in reference against
+the vectors, the scenario catalogue, refinement, exploration and the model). Unit tests are
+never run: the vectors, not our tests, must notice.
+
+A mutant is *killed* when a killer exits non-zero, *timeout* when a killer runs past its
+limit (counted as detected), *survived* otherwise. Equivalent mutants are those listed with
+a reason in ``benchmarks/results/mutation-equivalents.json`` (module, line, mutation). Mutation
+points are drawn with a fixed seed, ``--per-module`` per module (0: all). Survivors are
+written to ``benchmarks/results/mutation-survivors.md``.
+
+Why not mutmut or cosmic-ray: mutmut 3 runs pytest as its only test runner and expects the
+import names to match the source folders (here ``reference/`` is ``rescind.reference``);
+cosmic-ray's local distributor runs one mutant at a time. This script is small, runs two
+mutants at once and uses the two ``rescind`` commands as the killer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import concurrent.futures
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results"
+LAYOUT = {
+    "": "src/rescind",
+    "tables": "tables",
+    "reference": "reference",
+    "model": "model",
+    "conformance": "conformance",
+    "vectors": "vectors",
+}
+CORE = (
+    "reference/jsonparse.py",
+    "reference/numbers.py",
+    "reference/payload.py",
+    "reference/canonical_fast.py",
+    "reference/wirejson.py",
+    "reference/worker_message.py",
+    "reference/frames.py",
+    "reference/digests.py",
+    "reference/grants.py",
+    "reference/manifest.py",
+    "reference/messages.py",
+    "reference/tokens.py",
+    "reference/storage/envelope.py",
+    "reference/storage/tag.py",
+    "reference/worker/journal.py",
+    "reference/worker/records.py",
+    "reference/host/ledger_codec.py",
+    "reference/host/ledger.py",
+)
+KILLERS = (("vectors", ("vectors", "check")), ("check", ("check",)))
+
+_COMPARE_SWAPS = {
+    ast.Lt: ast.LtE,
+    ast.LtE: ast.Lt,
+    ast.Gt: ast.GtE,
+    ast.GtE: ast.Gt,
+    ast.Eq: ast.NotEq,
+    ast.NotEq: ast.Eq,
+    ast.In: ast.NotIn,
+    ast.NotIn: ast.In,
+    ast.Is: ast.IsNot,
+    ast.IsNot: ast.Is,
+}
+_BINOP_SWAPS = {
+    ast.Add: ast.Sub,
+    ast.Sub: ast.Add,
+    ast.Mult: ast.FloorDiv,
+    ast.FloorDiv: ast.Mult,
+    ast.Mod: ast.FloorDiv,
+    ast.LShift: ast.RShift,
+    ast.RShift: ast.LShift,
+    ast.BitAnd: ast.BitOr,
+    ast.BitOr: ast.BitAnd,
+}
+
+
+# -- mutation points ------------------------------------------------------------------------
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    found = set()
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+            and node.body
+        ):
+            first = node.body[0]
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            ):
+                found.add(id(first.value))
+            # attribute docstrings: a string expression right after an assignment
+            for statement in node.body[1:]:
+                if (
+                    isinstance(statement, ast.Expr)
+                    and isinstance(statement.value, ast.Constant)
+                    and isinstance(statement.value.value, str)
+                ):
+                    found.add(id(statement.value))
+    return found
+
+
+def _skipped(tree: ast.AST) -> set[int]:
+    """Nodes no vector can observe by design: docstrings, annotations, ``__repr__`` bodies,
+    ``TYPE_CHECKING`` blocks and the ``upstream`` names of error classes (documentation)."""
+    skipped = _docstrings(tree)
+    for node in ast.walk(tree):
+        roots: list[ast.AST] = []
+        if isinstance(node, ast.FunctionDef) and node.name == "__repr__":
+            roots.append(node)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            roots += [
+                arg.annotation for arg in (*node.args.args, *node.args.kwonlyargs) if arg.annotation
+            ]
+            if node.returns:
+                roots.append(node.returns)
+        if isinstance(node, ast.AnnAssign):
+            roots.append(node.annotation)
+        if (
+            isinstance(node, ast.If)
+            and isinstance(node.test, ast.Name)
+            and node.test.id == "TYPE_CHECKING"
+        ):
+            roots.append(node)
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "upstream" for t in node.targets
+        ):
+            roots.append(node)
+        for root in roots:
+            skipped.update(id(child) for child in ast.walk(root))
+    return skipped
+
+
+def mutation_points(source: str) -> list[dict[str, Any]]:
+    tree = ast.parse(source)
+    skipped = _skipped(tree)
+    points: list[dict[str, Any]] = []
+
+    def add(node: ast.AST, kind: str, description: str, index: int = 0) -> None:
+        points.append(
+            {
+                "line": getattr(node, "lineno", 0),
+                "col": getattr(node, "col_offset", 0),
+                "kind": kind,
+                "mutation": description,
+                "index": index,
+                "node": type(node).__name__,
+            }
+        )
+
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Compare):
+            for index, op in enumerate(node.ops):
+                if type(op) in _COMPARE_SWAPS:
+                    add(
+                        node,
+                        "compare",
+                        f"{type(op).__name__} -> {_COMPARE_SWAPS[type(op)].__name__}",
+                        index,
+                    )
+        elif isinstance(node, ast.BinOp) and type(node.op) in _BINOP_SWAPS:
+            add(
+                node, "binop", f"{type(node.op).__name__} -> {_BINOP_SWAPS[type(node.op)].__name__}"
+            )
+        elif isinstance(node, ast.BoolOp):
+            add(
+                node,
+                "boolop",
+                f"{type(node.op).__name__} -> {'Or' if isinstance(node.op, ast.And) else 'And'}",
+            )
+        elif isinstance(node, ast.Constant) and isinstance(node.value, bool):
+            add(node, "constant", f"{node.value} -> {not node.value}")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, int):
+            add(node, "constant", f"{node.value} -> {node.value + 1}", 1)
+            add(node, "constant", f"{node.value} -> {node.value - 1}", -1)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value:
+            add(node, "constant", f"string {node.value[:30]!r} -> changed")
+        elif isinstance(node, ast.If | ast.While | ast.IfExp | ast.Assert):
+            add(node, "negate", f"negate condition of {type(node).__name__}")
+        elif isinstance(node, ast.Raise | ast.Assign | ast.AugAssign) or (
+            isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
+        ):
+            add(node, "delete", f"delete {type(node).__name__} statement")
+    return points
+
+
+class _Apply(ast.NodeTransformer):
+    def __init__(self, point: dict[str, Any]) -> None:
+        self.point = point
+        self.done = False
+
+    def _match(self, node: ast.AST) -> bool:
+        return (
+            not self.done
+            and getattr(node, "lineno", None) == self.point["line"]
+            and getattr(node, "col_offset", None) == self.point["col"]
+            and type(node).__name__ == self.point["node"]
+        )
+
+    def visit(self, node: ast.AST) -> Any:
+        if not self._match(node):
+            return self.generic_visit(node)
+        self.done = True
+        kind = self.point["kind"]
+        if kind == "compare":
+            assert isinstance(node, ast.Compare)
+            node.ops[self.point["index"]] = _COMPARE_SWAPS[type(node.ops[self.point["index"]])]()
+        elif kind == "binop":
+            assert isinstance(node, ast.BinOp)
+            node.op = _BINOP_SWAPS[type(node.op)]()
+        elif kind == "boolop":
+            assert isinstance(node, ast.BoolOp)
+            node.op = ast.Or() if isinstance(node.op, ast.And) else ast.And()
+        elif kind == "constant":
+            assert isinstance(node, ast.Constant)
+            if isinstance(node.value, bool):
+                node.value = not node.value
+            elif isinstance(node.value, int):
+                node.value = node.value + self.point["index"]
+            elif isinstance(node.value, str):
+                text = node.value
+                node.value = text + "\x01" if text[-1:] != "\x01" else text[:-1]
+        elif kind == "negate":
+            test = node.test  # type: ignore[attr-defined]
+            node.test = ast.UnaryOp(op=ast.Not(), operand=test)  # type: ignore[attr-defined]
+        elif kind == "delete":
+            return ast.copy_location(ast.Pass(), node)
+        return node
+
+
+def mutate(source: str, point: dict[str, Any]) -> str:
+    tree = ast.parse(source)
+    applier = _Apply(point)
+    tree = applier.visit(tree)
+    if not applier.done:
+        raise LookupError(f"mutation point not found: {point}")
+    return ast.unparse(ast.fix_missing_locations(tree))
+
+
+# -- the tree copy and the killers ----------------------------------------------------------
+
+
+def build_site(destination: Path) -> Path:
+    """The working tree laid out as the installed package: site/rescind/{reference,...}."""
+    site = destination / "site"
+    package = site / "rescind"
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    shutil.copytree(ROOT / LAYOUT[""], package, ignore=ignore)
+    for name, folder in LAYOUT.items():
+        if name:
+            shutil.copytree(ROOT / folder, package / name, ignore=ignore)
+    return site
+
+
+def run_killers(site: Path, limit: float) -> tuple[str, str, float]:
+    environment = {**os.environ, "PYTHONPATH": str(site), "PYTHONDONTWRITEBYTECODE": "1"}
+    started = time.perf_counter()
+    for name, arguments in KILLERS:
+        try:
+            completed = subprocess.run(
+                [sys.executable, "-m", "rescind", *arguments],
+                cwd=site.parent,
+                env=environment,
+                capture_output=True,
+                timeout=limit,
+            )
+        except subprocess.TimeoutExpired:
+            return "timeout", name, time.perf_counter() - started
+        if completed.returncode != 0:
+            return "killed", name, time.perf_counter() - started
+    return "survived", "", time.perf_counter() - started
+
+
+def run_mutant(site: Path, module: str, point: dict[str, Any], limit: float) -> dict[str, Any]:
+    relative = module.split("/", 1)[1]
+    path = site / "rescind" / "reference" / relative
+    original = path.read_text(encoding="utf-8")
+    try:
+        path.write_text(mutate(original, point), encoding="utf-8")
+        status, killer, seconds = run_killers(site, limit)
+    finally:
+        path.write_text(original, encoding="utf-8")
+    return {
+        "module": module,
+        **point,
+        "status": status,
+        "killer": killer,
+        "seconds": round(seconds, 1),
+    }
+
+
+def _sample(points: list[dict[str, Any]], count: int, rng: random.Random) -> list[dict[str, Any]]:
+    if count <= 0 or count >= len(points):
+        return points
+    return sorted(rng.sample(points, count), key=lambda point: (point["line"], point["col"]))
+
+
+def _equivalents() -> dict[tuple[str, int, str], str]:
+    path = RESULTS / "mutation-equivalents.json"
+    if not path.exists():
+        return {}
+    return {
+        (row["module"], row["line"], row["mutation"]): row["reason"]
+        for row in json.loads(path.read_text())
+    }
+
+
+def summarise(
+    results: list[dict[str, Any]], equivalents: dict[tuple[str, int, str], str]
+) -> dict[str, Any]:
+    modules: dict[str, dict[str, Any]] = {}
+    for result in results:
+        row = modules.setdefault(
+            result["module"],
+            {
+                "module": result["module"],
+                "mutants": 0,
+                "killed": 0,
+                "timeouts": 0,
+                "survived": 0,
+                "equivalent": 0,
+            },
+        )
+        row["mutants"] += 1
+        if (
+            result["status"] == "survived"
+            and (result["module"], result["line"], result["mutation"]) in equivalents
+        ):
+            result["status"] = "equivalent"
+            result["reason"] = equivalents[(result["module"], result["line"], result["mutation"])]
+        key = {
+            "killed": "killed",
+            "timeout": "timeouts",
+            "survived": "survived",
+            "equivalent": "equivalent",
+        }[result["status"]]
+        row[key] += 1
+    for row in modules.values():
+        relevant = row["mutants"] - row["equivalent"]
+        row["score"] = (
+            round(100 * (row["killed"] + row["timeouts"]) / relevant, 1) if relevant else 100.0
+        )
+    total = {
+        key: sum(row[key] for row in modules.values())
+        for key in ("mutants", "killed", "timeouts", "survived", "equivalent")
+    }
+    relevant = total["mutants"] - total["equivalent"]
+    total["score"] = (
+        round(100 * (total["killed"] + total["timeouts"]) / relevant, 1) if relevant else 100.0
+    )
+    return {"modules": sorted(modules.values(), key=lambda row: row["module"]), "total": total}
+
+
+FIELDS = ("mutants", "killed", "timeouts", "survived", "equivalent", "score")
+
+
+def _markdown_row(name: str, row: dict[str, Any]) -> str:
+    return "| " + " | ".join([name, *(str(row[field]) for field in FIELDS)]) + " |"
+
+
+def _text_row(name: str, row: dict[str, Any]) -> str:
+    return f"{name:36} " + " ".join(str(row[field]).rjust(8) for field in FIELDS)
+
+
+def write_survivors(
+    results: list[dict[str, Any]], report: dict[str, Any], arguments: dict[str, Any]
+) -> Path:
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    path = RESULTS / "mutation-survivors.md"
+    lines = [
+        "# Mutation campaign: surviving mutants",
+        "",
+        f"Command: `python benchmarks/mutation_campaign.py {arguments['command']}` "
+        f"(seed {arguments['seed']}, {arguments['per_module'] or 'all'} mutation points per "
+        "module). Killers: `rescind vectors check`, then `rescind check`.",
+        "",
+        "| module | mutants | killed | timeouts | survived | equivalent | score % |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in report["modules"]:
+        lines.append(_markdown_row(row["module"], row))
+    total = report["total"]
+    lines += [
+        _markdown_row("**total**", total),
+        "",
+        "## Survivors",
+        "",
+    ]
+    survivors = [result for result in results if result["status"] == "survived"]
+    lines += [
+        f"- `{result['module']}:{result['line']}` {result['mutation']}" for result in survivors
+    ] or ["None."]
+    equivalent = [result for result in results if result["status"] == "equivalent"]
+    if equivalent:
+        lines += ["", "## Marked equivalent", ""]
+        lines += [
+            f"- `{result['module']}:{result['line']}` {result['mutation']}: {result['reason']}"
+            for result in equivalent
+        ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--modules",
+        nargs="*",
+        default=list(CORE),
+        help="module paths under reference/ (default: the core list)",
+    )
+    parser.add_argument("--all-modules", action="store_true", help="every module of reference/")
+    parser.add_argument(
+        "--per-module", type=int, default=10, help="mutation points drawn per module (0: all)"
+    )
+    parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    modules = (
+        sorted(str(path.relative_to(ROOT)) for path in (ROOT / "reference").rglob("*.py"))
+        if args.all_modules
+        else args.modules
+    )
+
+    rng = random.Random(args.seed)
+    plan: list[tuple[str, dict[str, Any]]] = []
+    available = 0
+    for module in modules:
+        points = mutation_points((ROOT / module).read_text(encoding="utf-8"))
+        available += len(points)
+        plan += [(module, point) for point in _sample(points, args.per_module, rng)]
+
+    with tempfile.TemporaryDirectory(prefix="rescind-mutants-") as scratch:
+        sites = [build_site(Path(scratch) / f"w{index}") for index in range(max(1, args.workers))]
+        started = time.perf_counter()
+        status, killer, baseline = run_killers(sites[0], 600)
+        if status != "survived":
+            print(
+                f"baseline fails ({killer}): the unmutated tree must pass `rescind {killer}` first",
+                file=sys.stderr,
+            )
+            return 2
+        limit = max(60.0, 4 * baseline)
+        results: list[dict[str, Any]] = []
+        free = list(sites)
+        with concurrent.futures.ThreadPoolExecutor(len(sites)) as pool:
+            pending: dict[concurrent.futures.Future[dict[str, Any]], Path] = {}
+            queue: Iterator[tuple[str, dict[str, Any]]] = iter(plan)
+            for module, point in queue:
+                while not free:
+                    done, _ = concurrent.futures.wait(
+                        pending, return_when=concurrent.futures.FIRST_COMPLETED
+                    )
+                    for future in done:
+                        results.append(future.result())
+                        free.append(pending.pop(future))
+                site = free.pop()
+                pending[pool.submit(run_mutant, site, module, point, limit)] = site
+                if not args.json:
+                    where = f"{module}:{point['line']} {point['mutation']}"
+                    count = f"[{len(results) + len(pending)}/{len(plan)}]"
+                    print(f"  {count} {where}", file=sys.stderr, flush=True)
+            for future in concurrent.futures.as_completed(pending):
+                results.append(future.result())
+        wall = time.perf_counter() - started
+
+    report = summarise(results, _equivalents())
+    command = " ".join(argv if argv is not None else sys.argv[1:])
+    survivors = write_survivors(
+        results, report, {"command": command, "seed": args.seed, "per_module": args.per_module}
+    )
+    report.update(
+        {
+            "baseline_seconds": round(baseline, 1),
+            "wall_seconds": round(wall, 1),
+            "mutation_points_available": available,
+            "mutants_run": len(plan),
+            "survivors_file": str(survivors.relative_to(ROOT)),
+            "survivors": [r for r in results if r["status"] == "survived"],
+        }
+    )
+    (RESULTS / "mutation-campaign.json").write_text(
+        json.dumps(report, indent=2) + "\n", encoding="utf-8"
+    )
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print(f"{'module':36} " + " ".join(field.rjust(8) for field in FIELDS))
+        for row in report["modules"]:
+            print(_text_row(row["module"], row))
+        print(_text_row("total", report["total"]))
+        print(
+            f"{len(plan)} of {available} mutation points in {len(modules)} modules; {wall:.0f} s "
+            f"(baseline {baseline:.1f} s); survivors: {survivors.relative_to(ROOT)}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
