@@ -10,6 +10,10 @@ not affect a tag, the number mode does).
 (outgoing, incoming), both starting at 1. Every check runs before a counter moves, so a
 failed ``seal`` or ``open`` leaves it exactly as it was. A frame opened successfully consumes
 its sequence number whatever the caller then does with the message.
+
+Each authenticator and each frame decoding has a ``WireProfile`` (default upstream's): a
+message of a kind outside it is refused, before any tag or counter is looked at, with the
+error an unknown ``type`` gets (docs/spec/compensation-reconcile.md CR-1).
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from rescind.reference.protocol_errors import (
 from rescind.reference.tokens import is_hex64, require_token
 from rescind.reference.wirejson import Struct, as_str, as_uint, read_document
 from rescind.reference.worker_message import (
+    WireProfile,
     WorkerMessage,
     check_frame_size,
     message_from_node,
@@ -93,9 +98,13 @@ class AuthenticatedFrame:
 
     @classmethod
     def from_json_line(
-        cls, text: str | bytes, mode: NumberMode = NumberMode.AP
+        cls,
+        text: str | bytes,
+        mode: NumberMode = NumberMode.AP,
+        profile: WireProfile = WireProfile.UPSTREAM,
     ) -> AuthenticatedFrame:
-        """Bound by 1 MiB before parsing, decode, then check the syntax (not the tag)."""
+        """Bound by 1 MiB before parsing, decode (the profile's kinds only), then check the
+        syntax (not the tag)."""
         check_frame_size(text_size(text))
         struct = Struct(
             read_document(text, mode),
@@ -105,7 +114,7 @@ class AuthenticatedFrame:
         )
         frame = cls(
             as_uint(struct.required("sequence"), 64),
-            message_from_node(struct.required("message"), mode),
+            message_from_node(struct.required("message"), mode, profile),
             as_str(struct.required("auth_tag")),
         )
         frame.validate_syntax()
@@ -116,7 +125,8 @@ class SessionAuthenticator:
     """Seals outgoing and opens incoming frames of one session for one role.
 
     ``next_outgoing``/``next_incoming`` may be given to restore or test a position (upstream
-    always starts both at 1); the key never leaves the object and is not printed."""
+    always starts both at 1); the key never leaves the object and is not printed.
+    ``profile`` names the message kinds it seals and opens (upstream's by default)."""
 
     def __init__(
         self,
@@ -126,6 +136,7 @@ class SessionAuthenticator:
         *,
         next_outgoing: int = 1,
         next_incoming: int = 1,
+        profile: WireProfile = WireProfile.UPSTREAM,
     ) -> None:
         check_session_key(bytes(key))
         require_token("session id", session_id)
@@ -137,6 +148,7 @@ class SessionAuthenticator:
         self._role = role
         self._next_outgoing = next_outgoing
         self._next_incoming = next_incoming
+        self._profile = profile
 
     def __repr__(self) -> str:
         return (
@@ -154,6 +166,10 @@ class SessionAuthenticator:
         return self._role
 
     @property
+    def profile(self) -> WireProfile:
+        return self._profile
+
+    @property
     def next_outgoing(self) -> int:
         return self._next_outgoing
 
@@ -162,8 +178,9 @@ class SessionAuthenticator:
         return self._next_incoming
 
     def seal(self, message: WorkerMessage) -> AuthenticatedFrame:
-        """Validate, check the session, refuse the last u64, tag as own role, bound the frame,
-        and only then advance the outgoing counter."""
+        """The profile's kind gate, validate, check the session, refuse the last u64, tag as
+        own role, bound the frame, and only then advance the outgoing counter."""
+        self._profile.admit(message)
         message.validate()
         if message.session_id != self._session_id:
             raise UnknownSession(session_id=message.session_id)
@@ -177,8 +194,10 @@ class SessionAuthenticator:
         return frame
 
     def open(self, frame: AuthenticatedFrame) -> WorkerMessage:
-        """Syntax, tag (computed as the *peer* sent it), session, exact next sequence, the
-        last-u64 guard; the incoming counter moves only when every check passed."""
+        """The profile's kind gate, syntax, tag (computed as the *peer* sent it), session,
+        exact next sequence, the last-u64 guard; the incoming counter moves only when every
+        check passed."""
+        self._profile.admit(frame.message)
         frame.validate_syntax()
         expected = compute_tag(
             self._key, self._role.peer, frame.sequence, self._session_id, frame.message
@@ -195,7 +214,7 @@ class SessionAuthenticator:
         return frame.message
 
     def open_line(self, text: str | bytes, mode: NumberMode = NumberMode.AP) -> WorkerMessage:
-        return self.open(AuthenticatedFrame.from_json_line(text, mode))
+        return self.open(AuthenticatedFrame.from_json_line(text, mode, self._profile))
 
 
 # -- private-pipe bootstrap --------------------------------------------------------------------

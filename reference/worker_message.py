@@ -11,10 +11,17 @@ reconciliation struct, and ``close_session``'s two fields. The bodies of ``invok
 does not model ordinary invocations, so only their ``protocol_version`` and ``session_id`` are
 read and checked, and they are re-encoded in the member order they arrived in (upstream's
 struct order for any conforming sender). See docs/spec/messages.md WM-9.
+
+Two more kinds, ``reconcile_compensation`` and ``reconciled_compensation``, belong to Rescind's
+extension (docs/spec/compensation-reconcile.md CR-1), not to upstream. Every decoder and
+encoder takes a ``WireProfile``; under the default ``WireProfile.UPSTREAM`` the two kinds are
+refused by the very check that refuses any unknown ``type``, so upstream's behaviour is
+unchanged byte for byte.
 """
 
 from __future__ import annotations
 
+import enum
 from typing import ClassVar, TypeAlias
 
 import attrs
@@ -285,6 +292,42 @@ class CloseSession:
         )
 
 
+@attrs.frozen
+class ReconcileCompensation:
+    """CR-1, host to worker: exactly the compensation the host recorded and sent."""
+
+    kind: ClassVar[str] = "reconcile_compensation"
+    request: OperationCompensationRequest
+
+    @property
+    def session_id(self) -> str:
+        return self.request.session_id
+
+    def validate(self) -> None:
+        self.request.validate()
+
+    def body_json(self) -> str:
+        return f'"request":{self.request.to_json()}'
+
+
+@attrs.frozen
+class ReconciledCompensation:
+    """CR-1, worker to host: the compensation result for that request."""
+
+    kind: ClassVar[str] = "reconciled_compensation"
+    result: OperationCompensationResult
+
+    @property
+    def session_id(self) -> str:
+        return self.result.session_id
+
+    def validate(self) -> None:
+        self.result.validate()
+
+    def body_json(self) -> str:
+        return f'"result":{self.result.to_json()}'
+
+
 WorkerMessage: TypeAlias = (
     OpenSession
     | Invoke
@@ -298,6 +341,8 @@ WorkerMessage: TypeAlias = (
     | Cancel
     | CancellationResult
     | CloseSession
+    | ReconcileCompensation
+    | ReconciledCompensation
 )
 
 MESSAGE_KINDS: tuple[str, ...] = (
@@ -315,6 +360,28 @@ MESSAGE_KINDS: tuple[str, ...] = (
     "close_session",
 )
 
+EXTENSION_MESSAGE_KINDS: tuple[str, ...] = ("reconcile_compensation", "reconciled_compensation")
+
+
+class WireProfile(enum.Enum):
+    """Which message kinds a peer decodes, encodes, seals and opens."""
+
+    UPSTREAM = "splash-v5"
+    COMPENSATION_RECONCILE = "splash-v5+compensation-reconcile"
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        if self is WireProfile.UPSTREAM:
+            return MESSAGE_KINDS
+        return MESSAGE_KINDS + EXTENSION_MESSAGE_KINDS
+
+    def admit(self, message: WorkerMessage) -> None:
+        """Refuse a message of a kind this profile does not know, with the error decoding
+        gives an unknown ``type`` (so an in-memory message cannot bypass the gate)."""
+        if message.kind not in self.kinds:
+            raise Serialization(reason="unknown_variant")
+
+
 _BODY_KEY = {
     "open_session": "manifest",
     "invoke": "invocation",
@@ -327,6 +394,8 @@ _BODY_KEY = {
     "reconciled_operation": "result",
     "cancel": "request",
     "cancellation_result": "result",
+    "reconcile_compensation": "request",
+    "reconciled_compensation": "result",
 }
 
 
@@ -335,9 +404,12 @@ def message_json(message: WorkerMessage) -> str:
     return f'{{"type":"{message.kind}",{message.body_json()}}}'
 
 
-def message_from_node(node: Node, mode: NumberMode = NumberMode.AP) -> WorkerMessage:
-    """Typed decoding only; call ``validate`` (or use ``decode_message_line``) to check."""
-    kind = tag_of(node, "type", MESSAGE_KINDS)
+def message_from_node(
+    node: Node, mode: NumberMode = NumberMode.AP, profile: WireProfile = WireProfile.UPSTREAM
+) -> WorkerMessage:
+    """Typed decoding only; call ``validate`` (or use ``decode_message_line``) to check.
+    ``profile`` is the gate of CR-1: its kinds are the only ``type`` values accepted."""
+    kind = tag_of(node, "type", profile.kinds)
     if kind == "close_session":
         struct = Struct(
             node, ("type", "protocol_version", "session_id"), deny_unknown=False, what=kind
@@ -366,6 +438,10 @@ def _decode_body(kind: str, body: Node, mode: NumberMode) -> WorkerMessage:
         return ReconcileOperation(OperationReconcileRequest.from_node(body, mode))
     if kind == "reconciled_operation":
         return ReconciledOperation(OperationReconcileResult.from_node(body, mode))
+    if kind == "reconcile_compensation":
+        return ReconcileCompensation(OperationCompensationRequest.from_node(body, mode))
+    if kind == "reconciled_compensation":
+        return ReconciledCompensation(OperationCompensationResult.from_node(body, mode))
     opaque = OpaqueBody.from_node(body, mode)
     if kind == "invoke":
         return Invoke(opaque)
@@ -386,17 +462,24 @@ def text_size(text: str | bytes) -> int:
     return len(text.encode("utf-8", "surrogatepass")) if isinstance(text, str) else len(text)
 
 
-def encode_message_line(message: WorkerMessage) -> str:
-    """Validate, encode, then bound the encoding by 1 MiB (upstream ``to_json_line``)."""
+def encode_message_line(message: WorkerMessage, profile: WireProfile = WireProfile.UPSTREAM) -> str:
+    """The profile's kind gate, validate, encode, then bound the encoding by 1 MiB (upstream
+    ``to_json_line``)."""
+    profile.admit(message)
     message.validate()
     encoded = message_json(message)
     check_frame_size(len(encoded.encode("utf-8")))
     return encoded
 
 
-def decode_message_line(text: str | bytes, mode: NumberMode = NumberMode.AP) -> WorkerMessage:
-    """Bound the input by 1 MiB before parsing, decode, then validate."""
+def decode_message_line(
+    text: str | bytes,
+    mode: NumberMode = NumberMode.AP,
+    profile: WireProfile = WireProfile.UPSTREAM,
+) -> WorkerMessage:
+    """Bound the input by 1 MiB before parsing, decode (the profile's kinds only), then
+    validate."""
     check_frame_size(text_size(text))
-    message = message_from_node(read_document(text, mode), mode)
+    message = message_from_node(read_document(text, mode), mode, profile)
     message.validate()
     return message

@@ -11,13 +11,25 @@ an original already dispatched and succeeded, then steps:
 * ``{"step": "restart"}``: a new session (next lease) over the stored journal;
 * ``{"step": "reconcile", "lookup": <answer>, "request": {..overrides..}}``: a compensation
   reconciliation, the recorded compensation with some fields changed;
-* ``{"step": "resend"}``: the recorded compensation sent again as a compensation.
+* ``{"step": "resend"}``: the recorded compensation sent again as a compensation;
+* ``{"step": "reconcile_frame", "lookup": <answer>, "request": {..}}``: the same request as
+  ``reconcile``, but on the wire (CR-1): the host seals a ``reconcile_compensation`` frame and
+  the worker session gets its line (``handle_line``, decoded with the session's message
+  kinds) and answers a sealed ``reconciled_compensation`` frame, which the host opens. The
+  outcome adds ``sent`` (the frame line) and ``reply`` (the answer's line), and
+  ``worker_next_incoming``: a frame refused before it opened used no sequence number;
+* ``{"step": "message_line", "line": <text>}``: decode a worker message line with the
+  session's message kinds and re-encode it (``{"result": <encoding>}``).
 
 ``<answer>`` is a status JSON text. The scenario's ``profile`` picks what the session runs
 (``splash-v5`` refuses every reconciliation), ``declared`` whether the adapter declares
 compensation reconciliation. Each step reports its outcome (``{"result": <status JSON>}`` or
 ``{"error": code}``) and the state after it: the stored compensation state, inverse calls,
 lookups, compensation budget spent and reconciliations spent in the session.
+
+The host side always speaks the extension (its authenticator seals and opens the two kinds);
+the worker's authenticator has the session's profile, so under ``splash-v5`` the worker
+refuses the kind exactly as it refuses any unknown ``type``.
 """
 
 from __future__ import annotations
@@ -54,6 +66,11 @@ from rescind.reference.worker_message import (
     CompensationResult,
     DispatchOperation,
     OpenSession,
+    ReconcileCompensation,
+    ReconciledCompensation,
+    WireProfile,
+    decode_message_line,
+    encode_message_line,
 )
 
 Json = Any
@@ -64,7 +81,8 @@ SESSION_KEY = bytes([0x07]) * 32
 KEYRING = Keyring.single("storage-v1", StorageKey(bytes([0x1D]) * 32))
 GRANT = CapabilityGrant(TOOL, PayloadFormat.TEXT, 100, 1024, 64, 2)
 LOST = "lost"
-STEPS = ("compensate", "restart", "reconcile", "resend")
+STEPS = ("compensate", "restart", "reconcile", "resend", "reconcile_frame", "message_line")
+HOST_PROFILE = WireProfile.COMPENSATION_RECONCILE
 
 
 class ReconcileScenarioError(ValueError):
@@ -137,10 +155,17 @@ class _Run:
     def restart(self) -> None:
         self.sessions += 1
         self.session_id = f"worker-{self.sessions}"
-        self.host = SessionAuthenticator(self.session_id, SESSION_KEY, SessionRole.HOST)
+        self.host = SessionAuthenticator(
+            self.session_id, SESSION_KEY, SessionRole.HOST, profile=HOST_PROFILE
+        )
         journal, revision = self.bridge.load()
         self.session = WorkerSession.open(
-            SessionAuthenticator(self.session_id, SESSION_KEY, SessionRole.WORKER),
+            SessionAuthenticator(
+                self.session_id,
+                SESSION_KEY,
+                SessionRole.WORKER,
+                profile=self.extensions.wire_profile,
+            ),
             self.host.seal(OpenSession(SessionManifest.new(self.session_id, [GRANT]))),
             {TOOL: self.adapter},
             journal,
@@ -173,6 +198,43 @@ class _Run:
         assert isinstance(reply, CompensationResult)
         return {"result": reply.result.status.to_json()}
 
+    def send_frame(self, request: OperationCompensationRequest) -> Json:
+        """Sealed by a copy of the host, adopted only once the worker used the sequence
+        number: a frame the worker could not decode leaves both counters where they were."""
+        copy = SessionAuthenticator(
+            self.session_id,
+            SESSION_KEY,
+            SessionRole.HOST,
+            next_outgoing=self.host.next_outgoing,
+            next_incoming=self.host.next_incoming,
+            profile=HOST_PROFILE,
+        )
+        line = copy.seal(ReconcileCompensation(request)).to_json_line()
+        worker = self.session.authenticator
+        before = worker.next_incoming
+        outcome: dict[str, Json] = {"sent": line}
+        try:
+            reply = self.session.handle_line(line, self.bridge).to_json_line()
+        except RescindError as error:
+            outcome["error"] = error.code
+        else:
+            message = copy.open_line(reply)
+            assert isinstance(message, ReconciledCompensation)
+            outcome.update(result=message.result.status.to_json(), reply=reply)
+        if worker.next_incoming != before:
+            self.host = copy
+        outcome["worker_next_incoming"] = worker.next_incoming
+        return outcome
+
+    def message_line(self, line: str) -> Json:
+        profile = self.extensions.wire_profile
+        try:
+            return {
+                "result": encode_message_line(decode_message_line(line, profile=profile), profile)
+            }
+        except RescindError as error:
+            return {"error": error.code, "details": dict(error.details)}
+
     def step(self, spec: Mapping[str, Json]) -> Json:
         kind = spec.get("step")
         if kind not in STEPS:
@@ -180,13 +242,17 @@ class _Run:
         if kind == "restart":
             self.restart()
             return {"result": "restarted"}
+        if kind == "message_line":
+            return self.message_line(str(spec["line"]))
         if kind == "compensate":
             self.adapter.inverse = str(spec["inverse"])
-        if kind == "reconcile":
+        if kind in ("reconcile", "reconcile_frame"):
             self.adapter.lookup = None if spec.get("lookup") is None else str(spec["lookup"])
         request = self.compensation(spec.get("request", {}))
         try:
-            if kind == "reconcile":
+            if kind == "reconcile_frame":
+                outcome = self.send_frame(request)
+            elif kind == "reconcile":
                 result = self.session.reconcile_compensation(request, self.bridge)
                 outcome = {"result": result.status.to_json()}
             else:

@@ -7,6 +7,11 @@ these vectors as not-applicable. The expected document is the reference's run; `
 first checks that every step ends the way the case's author intended from the spec, so a
 reference regression cannot silently rewrite a vector. Provenance is ``derived``: there is
 no upstream to observe.
+
+The ``cr.wire.*`` cases put the extension on the wire (CR-1): a ``reconcile_compensation``
+frame answered by a sealed ``reconciled_compensation`` frame (exact frame texts, tags
+included), the two kinds' message lines, and their refusal by a ``splash-v5`` worker, which
+``build`` checks to be the refusal of an invented unknown kind, details and all.
 """
 
 from __future__ import annotations
@@ -31,6 +36,21 @@ UNDONE = OperationStatus.succeeded(ToolPayload.text("undone")).to_json()
 RUNNING = OperationStatus.running().to_json()
 CANCELLED = OperationStatus.cancelled().to_json()
 FAILED = OperationStatus.failed("inverse failed").to_json()
+UPSTREAM = "splash-v5"
+REQUEST_BODY = (
+    '{"protocol_version":5,"session_id":"worker-1","request_id":"r9","tool":"text.echo",'
+    '"operation_key":"op-1","compensation_key":"cmp-op-1","tenant_scope":"tenant",'
+    '"grant_fingerprint":"' + "ab" * 32 + '","payload":{"format":"text","value":"undo"}}'
+)
+RESULT_BODY = (
+    '{"protocol_version":5,"session_id":"worker-1","request_id":"r9","tool":"text.echo",'
+    '"operation_key":"op-1","compensation_key":"cmp-op-1","tenant_scope":"tenant",'
+    '"grant_fingerprint":"' + "ab" * 32 + '","status":' + UNDONE + "}"
+)
+RECONCILE_LINE = '{"type":"reconcile_compensation","request":' + REQUEST_BODY + "}"
+RECONCILED_LINE = '{"type":"reconciled_compensation","result":' + RESULT_BODY + "}"
+SPACED_LINE = ' { "request" : ' + REQUEST_BODY + ' , "type" : "reconcile_compensation" } '
+INVENTED_KIND = "no_such_kind"
 
 NOTES = (
     Flag(
@@ -54,6 +74,9 @@ class Case:
     """Each step's outcome as the author reads the spec: ``ok`` or the error code."""
     profile: str = PROFILE
     declared: bool = True
+    same_as_unknown_kind: tuple[tuple[int, int], ...] = ()
+    """Pairs of step indexes whose whole outcomes must be equal: an extension kind refused
+    by ``splash-v5`` and the same line with an invented ``type``."""
 
 
 def _lost() -> dict[str, Any]:
@@ -65,6 +88,18 @@ def _reconcile(lookup: str | None = None, **request: Any) -> dict[str, Any]:
     if request:
         step["request"] = request
     return step
+
+
+def _frame(lookup: str | None = None, **request: Any) -> dict[str, Any]:
+    return {**_reconcile(lookup, **request), "step": "reconcile_frame"}
+
+
+def _line(text: str) -> dict[str, Any]:
+    return {"step": "message_line", "line": text}
+
+
+def _invented(text: str, kind: str) -> dict[str, Any]:
+    return _line(text.replace(f'"{kind}"', f'"{INVENTED_KIND}"'))
 
 
 RESTART = {"step": "restart"}
@@ -168,6 +203,65 @@ CASES = (
         (*STUCK, _reconcile(RUNNING), _reconcile(UNDONE)),
         (*STUCK_OUTCOMES, OK, OK),
     ),
+    Case(
+        "cr.wire.frame-answered",
+        "CR-1",
+        "after a restart the host sends the lookup as an authenticated reconcile_compensation "
+        "frame; the worker answers a sealed reconciled_compensation frame (exact texts), and "
+        "a resend answers the stored outcome without a second inverse",
+        (*STUCK, _frame(UNDONE), RESEND),
+        (*STUCK_OUTCOMES, OK, OK),
+    ),
+    Case(
+        "cr.wire.frame-refused-upstream",
+        "CR-1",
+        "a splash-v5 worker cannot decode the kind: the frame is refused as an unknown type "
+        "before it opens (no sequence number used, no lookup), the session goes on, and the "
+        "compensation stays pending_compensation",
+        (*STUCK, _frame(), RESEND),
+        (*STUCK_OUTCOMES, "serialization", "pending_compensation"),
+        profile=UPSTREAM,
+    ),
+    Case(
+        "cr.wire.frame-identity-checked",
+        "CR-4",
+        "on the wire too the request must be the attached compensation; the frame opened, so "
+        "its sequence number is used",
+        (*STUCK, _frame(compensation_key="cmp-other")),
+        (*STUCK_OUTCOMES, "compensation_identity_mismatch"),
+    ),
+    Case(
+        "cr.wire.message-lines",
+        "CR-1",
+        "both kinds decode and re-encode under the profile: type first, body key, struct field "
+        "order; the tag may come last and spacing is free",
+        (_line(RECONCILE_LINE), _line(RECONCILED_LINE), _line(SPACED_LINE)),
+        (OK, OK, OK),
+    ),
+    Case(
+        "cr.wire.message-strict-body",
+        "CR-1",
+        "the bodies are the compensation request and result: unknown fields are refused",
+        (
+            _line(RECONCILE_LINE.replace('"session_id"', '"extra":1,"session_id"')),
+            _line(RECONCILED_LINE.replace('"session_id"', '"extra":1,"session_id"')),
+        ),
+        ("serialization", "serialization"),
+    ),
+    Case(
+        "cr.wire.message-lines-refused-upstream",
+        "CR-1",
+        "a splash-v5 decoder refuses both kinds exactly as it refuses an invented type",
+        (
+            _line(RECONCILE_LINE),
+            _invented(RECONCILE_LINE, "reconcile_compensation"),
+            _line(RECONCILED_LINE),
+            _invented(RECONCILED_LINE, "reconciled_compensation"),
+        ),
+        ("serialization",) * 4,
+        profile=UPSTREAM,
+        same_as_unknown_kind=((0, 1), (2, 3)),
+    ),
 )
 
 
@@ -180,6 +274,9 @@ def vector(case: Case) -> VectorTest:
     outcomes = tuple(OK if "result" in step else str(step["error"]) for step in run["steps"])
     if outcomes != case.intended:
         raise ValueError(f"{case.id}: the reference ran {outcomes}, intended {case.intended}")
+    for refused, invented in case.same_as_unknown_kind:
+        if run["steps"][refused] != run["steps"][invented]:
+            raise ValueError(f"{case.id}: step {refused} is not refused as an unknown type")
     return VectorTest(
         id=case.id,
         rule=case.rule,
@@ -196,7 +293,18 @@ def vector(case: Case) -> VectorTest:
 STEP_SCHEMA = {
     "type": "object",
     "required": ["step"],
-    "properties": {"step": {"enum": ["compensate", "restart", "reconcile", "resend"]}},
+    "properties": {
+        "step": {
+            "enum": [
+                "compensate",
+                "restart",
+                "reconcile",
+                "resend",
+                "reconcile_frame",
+                "message_line",
+            ]
+        }
+    },
 }
 SCENARIO_SCHEMA = {
     "type": "object",

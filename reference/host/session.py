@@ -320,3 +320,32 @@ class HostLedgerDriver:
                 self.plan, self.ledger, prepared.request, authenticator, frame
             )
         )
+
+    # -- extension: compensation reconciliation (CR-10) ------------------------------------
+
+    def reconcile_compensation(
+        self,
+        operation_key: str,
+        payload: ToolPayload,
+        request_id: str,
+        authenticator: SessionAuthenticator,
+    ) -> PreparedFrame[OperationCompensationRequest]:
+        """Profile ``splash-v5+compensation-reconcile``: ask about the recorded, not yet
+        terminal compensation without a new approval; sealed only while the ledger is durable."""
+        return self._send(
+            lambda: self.engine.prepare_authenticated_compensation_reconciliation(
+                self.plan, self.ledger, operation_key, payload, request_id, authenticator
+            )
+        )
+
+    def apply_compensation_reconciliation(
+        self,
+        prepared: PreparedFrame[OperationCompensationRequest],
+        authenticator: SessionAuthenticator,
+        frame: AuthenticatedFrame,
+    ) -> Phase:
+        return self._change(
+            lambda: self.engine.apply_authenticated_compensation_reconciliation(
+                self.plan, self.ledger, prepared.request, authenticator, frame
+            )
+        )

@@ -17,6 +17,10 @@ The ordering rules (docs/spec/session.md WS-n) in one place:
 
 The session is sans-IO apart from the two objects it is handed: the adapters and the
 journal store. Frames in, sealed frames or typed errors out.
+
+Under the profile ``splash-v5+compensation-reconcile`` a ``reconcile_compensation`` frame is
+answered with a sealed ``reconciled_compensation`` frame (CR-1); the session's authenticator
+must then decode that profile's kinds. Without the profile the kind never decodes.
 """
 
 from __future__ import annotations
@@ -35,13 +39,13 @@ from rescind.reference.messages import (
     OperationReconcileResult,
     OperationStatus,
 )
+from rescind.reference.numbers import NumberMode
 from rescind.reference.protocol_errors import ProtocolError, Serialization
 from rescind.reference.worker.adapter import CompensationReconcilingAdapter, WorkerAdapter
 from rescind.reference.worker.authorizer import SessionAuthorizer
 from rescind.reference.worker.extension import (
-    COMPENSATION_RECONCILE_PROFILE,
     CompensationReconciliationNotDeclared,
-    ExtensionNotEnabled,
+    WireProfileMismatch,
     WorkerExtensions,
 )
 from rescind.reference.worker.journal import Applied, Dispatch, Existing, WorkerOperationJournal
@@ -85,8 +89,11 @@ from rescind.reference.worker_message import (
     Invoke,
     OpenSession,
     OperationResult,
+    ReconcileCompensation,
+    ReconciledCompensation,
     ReconciledOperation,
     ReconcileOperation,
+    WireProfile,
     WorkerMessage,
 )
 
@@ -161,11 +168,18 @@ class WorkerSession:
         limits: WorkerSessionLimits | None = None,
         extensions: WorkerExtensions | None = None,
     ) -> WorkerSession:
-        """Role, the opening frame (as sequence 1), its kind, the authorizer, an adapter for
-        every grant, then admission (its token becomes the lease; 0 is refused). The journal
-        and revision are the caller's, loaded together; they are not re-checked here."""
+        """Role, the authenticator's wire profile against the session's, the opening frame (as
+        sequence 1), its kind, the authorizer, an adapter for every grant, then admission (its
+        token becomes the lease; 0 is refused). The journal and revision are the caller's,
+        loaded together; they are not re-checked here."""
         if authenticator.role is not SessionRole.WORKER:
             raise RequiresWorkerAuthenticator(role=authenticator.role.value)
+        wire = (extensions or WorkerExtensions()).wire_profile
+        if authenticator.profile is not wire:
+            raise WireProfileMismatch(
+                session_compensation_reconcile=wire is not WireProfile.UPSTREAM,
+                authenticator_compensation_reconcile=authenticator.profile is not WireProfile.UPSTREAM,
+            )
         try:
             message = authenticator.open(frame)
         except ProtocolError as error:
@@ -244,6 +258,20 @@ class WorkerSession:
         except ProtocolError as error:
             raise wrap_protocol(error) from error
 
+    def handle_line(
+        self, text: str | bytes, store: JournalStore, mode: NumberMode = NumberMode.AP
+    ) -> AuthenticatedFrame:
+        """``handle`` for a frame still in its wire text: poison check, then decoding with the
+        session's message kinds (an extension kind outside the profile is refused there, as
+        any unknown ``type`` is, before a sequence number is used)."""
+        if self._poisoned:
+            raise SessionPoisoned()
+        try:
+            frame = AuthenticatedFrame.from_json_line(text, mode, self._authenticator.profile)
+        except ProtocolError as error:
+            raise wrap_protocol(error) from error
+        return self.handle(frame, store)
+
     def _route(self, message: WorkerMessage, store: JournalStore) -> AuthenticatedFrame:
         if isinstance(message, DispatchOperation):
             return self._dispatch(message.request, store)
@@ -251,6 +279,10 @@ class WorkerSession:
             return self._compensate(message.request, store)
         if isinstance(message, ReconcileOperation):
             return self._reconcile(message.request, store)
+        if isinstance(message, ReconcileCompensation):
+            self._extensions.require_compensation_reconcile()
+            result = self._reconcile_compensation(message.request, store)
+            return self._authenticator.seal(ReconciledCompensation(result))
         if isinstance(message, Invoke):
             self._invoke(message)
         raise UnexpectedMessage(kind=message.kind)
@@ -431,8 +463,7 @@ class WorkerSession:
         through the lifecycle table and persist, always, before answering."""
         if self._poisoned:
             raise SessionPoisoned()
-        if not self._extensions.compensation_reconcile:
-            raise ExtensionNotEnabled(extension=COMPENSATION_RECONCILE_PROFILE)
+        self._extensions.require_compensation_reconcile()
         try:
             return self._reconcile_compensation(request, store)
         except ProtocolError as error:

@@ -27,7 +27,12 @@ from rescind.reference.worker.adapter import AdapterDeclarations
 from rescind.reference.worker.extension import WorkerExtensions
 from rescind.reference.worker.journal_store import AuthenticatedWorkerJournalStore
 from rescind.reference.worker.session import WorkerSession
-from rescind.reference.worker_message import CompensateOperation, DispatchOperation, OpenSession
+from rescind.reference.worker_message import (
+    CompensateOperation,
+    DispatchOperation,
+    OpenSession,
+    WireProfile,
+)
 
 TOOL = "text.echo"
 SCOPE = "tenant"
@@ -88,11 +93,15 @@ class Worker:
 
     def open(self, extensions: WorkerExtensions | None = None) -> WorkerSession:
         self.session_id = f"worker-{next(self.sessions)}"
-        self.host = SessionAuthenticator(self.session_id, KEY, SessionRole.HOST)
+        # The host speaks the extension; the worker's authenticator has the session's profile.
+        self.host = SessionAuthenticator(
+            self.session_id, KEY, SessionRole.HOST, profile=WireProfile.COMPENSATION_RECONCILE
+        )
         frame = self.host.seal(OpenSession(SessionManifest.new(self.session_id, [GRANT])))
         journal, revision = self.bridge.load()
+        wire = (extensions or WorkerExtensions()).wire_profile
         return WorkerSession.open(
-            SessionAuthenticator(self.session_id, KEY, SessionRole.WORKER),
+            SessionAuthenticator(self.session_id, KEY, SessionRole.WORKER, profile=wire),
             frame,
             {TOOL: self.adapter},
             journal,
