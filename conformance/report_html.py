@@ -232,6 +232,8 @@ article.failure.soft{border-left-color:#8a5a00}
 pre{white-space:pre-wrap;word-break:break-word;background:#f6f7f9;padding:.4rem;margin:.3rem 0}
 table.diff td.expected{background:#e8f5e9}table.diff td.actual{background:#fdecea}
 table.diff em.absent{color:#666}
+table.diff{width:100%;table-layout:fixed}table.diff th:first-child{width:22%}
+table.diff code{word-break:break-all;white-space:pre-wrap}
 details.values .sides{display:grid;grid-template-columns:1fr 1fr;gap:.5rem}
 details.values h4{margin:.3rem 0}
 ol.steps li.blamed{background:#fdecea;font-weight:bold}
