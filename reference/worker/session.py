@@ -176,10 +176,8 @@ class WorkerSession:
             raise RequiresWorkerAuthenticator(role=authenticator.role.value)
         wire = (extensions or WorkerExtensions()).wire_profile
         if authenticator.profile is not wire:
-            raise WireProfileMismatch(
-                session_compensation_reconcile=wire is not WireProfile.UPSTREAM,
-                authenticator_compensation_reconcile=authenticator.profile is not WireProfile.UPSTREAM,
-            )
+            # One flag says it all: with two profiles, the authenticator has the other one.
+            raise WireProfileMismatch(session_extended=wire is not WireProfile.UPSTREAM)
         try:
             message = authenticator.open(frame)
         except ProtocolError as error:
