@@ -29,6 +29,7 @@ from rescind.reference.messages import OperationStatus
 from rescind.reference.storage.authenticated import AuthenticatedStore
 from rescind.reference.storage.keyring import Keyring
 from rescind.reference.storage.memory import MemoryBackend
+from rescind.reference.storage.store import Snapshot
 from rescind.reference.storage.tag import StorageKey
 from rescind.reference.wirejson import read_document
 from rescind.reference.worker.adapter import AdapterDeclarations, WorkerAdapter
@@ -127,6 +128,7 @@ class ScenarioRun:
         self.session: WorkerSession | None = None
         self.host: SessionAuthenticator | None = None
         self.last_open: tuple[AuthenticatedFrame, WorkerAdmission, str] | None = None
+        self._opened: tuple[tuple[Snapshot, Keyring], int] | None = None
         if setup.get("open", True):
             self.do_open({})
 
@@ -259,11 +261,10 @@ class ScenarioRun:
 
     def state(self) -> dict[str, Json]:
         session = self.session
-        _, stored_revision = self.bridge.load()
         return {
             "poisoned": None if session is None else session.poisoned,
             "revision": None if session is None else session.revision,
-            "stored_revision": stored_revision,
+            "stored_revision": self._stored_revision(),
             "snapshots": self.faulty.snapshots,
             "persist_attempts": self.faulty.attempts,
             "dispatch_calls": self.adapter.count("dispatch"),
@@ -271,6 +272,21 @@ class ScenarioRun:
             "reconcile_calls": self.adapter.count("reconcile"),
             "journal": None if session is None else session.journal.to_json(),
         }
+
+    def _stored_revision(self) -> int:
+        """The stored record's revision, opened with every storage check; the journal it
+        holds is left undecoded (only the bridge writes it, always a valid journal). Most
+        steps write nothing, so an unchanged snapshot reuses the last opening (opening is
+        a function of the snapshot and the keyring alone)."""
+        key = self.bridge.record_key
+        snapshot = self.store.backend.load(key.namespace, key.name)
+        if self._opened is None or self._opened[0] != (snapshot, self.store.keyring):
+            record = self.store.open(key, snapshot)
+            self._opened = (
+                (snapshot, self.store.keyring),
+                0 if record is None else record.revision,
+            )
+        return self._opened[1]
 
     def final(self) -> dict[str, Json]:
         journal, revision = self.bridge.load()

@@ -37,7 +37,7 @@ from rescind.reference.worker.authorized import (
     AuthorizedDispatch,
     AuthorizedReconciliation,
 )
-from rescind.reference.worker.authorizer import SessionAuthorizer
+from rescind.reference.worker.authorizer import AuthorizerCounters, SessionAuthorizer
 from rescind.reference.worker.journal import Admission, Existing, WorkerOperationJournal
 from rescind.reference.worker.records import WorkerOperationState
 
@@ -108,7 +108,10 @@ def _state(state: WorkerOperationState) -> Json:
 
 
 def _counters(authorizer: SessionAuthorizer) -> Json:
-    counters = authorizer.counters()
+    return _counters_json(authorizer.counters())
+
+
+def _counters_json(counters: AuthorizerCounters) -> Json:
     return {
         "calls": dict(counters.calls),
         "compensations": dict(counters.compensations),
@@ -131,6 +134,9 @@ class _Run:
             for name, text in setup.get("authorizers", {}).items()
         }
         self.handles: dict[str, Authorized] = {}
+        # Decoded request and status texts: a trace names the same few again and again, and
+        # the decoded values are immutable.
+        self._decoded: dict[tuple[type[Any], str], Any] = {}
         self.journal: WorkerOperationJournal | None = None
         journal = setup.get("journal")
         if journal is not None:
@@ -146,20 +152,34 @@ class _Run:
             raise TraceError(f"no request named {name!r}")
         return text_of(self.requests[name])
 
+    def _decode(self, kind: Any, text: str) -> Any:
+        decoded = self._decoded.get((kind, text))
+        if decoded is None:
+            decoded = kind.from_node(self._node(text), self.mode)
+            self._decoded[(kind, text)] = decoded
+        return decoded
+
     def dispatch_request(self, name: str) -> OperationDispatchRequest:
-        node = self._node(self._request_text(name))
-        return OperationDispatchRequest.from_node(node, self.mode)
+        request: OperationDispatchRequest = self._decode(
+            OperationDispatchRequest, self._request_text(name)
+        )
+        return request
 
     def compensation_request(self, name: str) -> OperationCompensationRequest:
-        node = self._node(self._request_text(name))
-        return OperationCompensationRequest.from_node(node, self.mode)
+        request: OperationCompensationRequest = self._decode(
+            OperationCompensationRequest, self._request_text(name)
+        )
+        return request
 
     def reconcile_request(self, name: str) -> OperationReconcileRequest:
-        node = self._node(self._request_text(name))
-        return OperationReconcileRequest.from_node(node, self.mode)
+        request: OperationReconcileRequest = self._decode(
+            OperationReconcileRequest, self._request_text(name)
+        )
+        return request
 
     def status(self, args: Mapping[str, Any]) -> OperationStatus:
-        return OperationStatus.from_node(self._node(args["status"]), self.mode)
+        status: OperationStatus = self._decode(OperationStatus, text_of(args["status"]))
+        return status
 
     def grant(self, name: str) -> CapabilityGrant:
         if name not in self.grants:
@@ -214,11 +234,22 @@ class _Run:
     # -- snapshots ---------------------------------------------------------------------------
 
     def snapshot(self) -> Json:
-        body: Json = {"journal": None if self.journal is None else self.journal.encode_unchecked()}
-        if self.authorizers:
-            body["authorizers"] = {
-                name: _counters(authorizer) for name, authorizer in self.authorizers.items()
-            }
+        return self.snapshot_of(self.marker())
+
+    def marker(self) -> tuple[WorkerOperationJournal | None, dict[str, AuthorizerCounters]]:
+        """What ``snapshot`` shows, kept unencoded: journals and counters are immutable
+        values, so the snapshot is encoded only when a rejected step needs it."""
+        counters = {name: authorizer.counters() for name, authorizer in self.authorizers.items()}
+        return self.journal, counters
+
+    @staticmethod
+    def snapshot_of(
+        marker: tuple[WorkerOperationJournal | None, dict[str, AuthorizerCounters]],
+    ) -> Json:
+        journal, counters = marker
+        body: Json = {"journal": None if journal is None else journal.encode_unchecked()}
+        if counters:
+            body["authorizers"] = {name: _counters_json(c) for name, c in counters.items()}
         return body
 
     # -- journal calls -----------------------------------------------------------------------
@@ -348,14 +379,16 @@ def run_trace(trace: Mapping[str, Any]) -> Json:
         if call not in JOURNAL_CALLS + AUTHORIZER_CALLS:
             raise TraceError(f"step {position}: unknown call {call!r}")
         method: Callable[[Mapping[str, Any]], Json] = getattr(run, f"call_{call}")
-        before = run.snapshot()
+        before = run.marker()
         try:
             outcomes.append({"result": method(step.get("args", {}))})
         except RescindError as error:
             details = {k: v for k, v in error.details.items() if k not in _UNSTABLE_DETAILS}
             outcomes.append({"error": error.code, "details": details})
             after = run.snapshot()
-            assert after == before, f"step {position} ({call}) was rejected yet changed state"
+            assert after == run.snapshot_of(before), (
+                f"step {position} ({call}) was rejected yet changed state"
+            )
         if "checkpoint" in step:
             checkpoints[step["checkpoint"]] = run.snapshot()
     checkpoints["final"] = run.snapshot()
