@@ -9,6 +9,7 @@ canonical operation input bytes: either a tool payload in wire form (``{"format"
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -50,7 +51,14 @@ def payload_arg(spec: object) -> ToolPayload:
             return ToolPayload.text(bytes_arg(value).decode("utf-8"))
         return ToolPayload.text(str(value))
     # Re-read through the strict parser so numbers keep their spelling rules.
-    return ToolPayload.json_text(json.dumps(value, ensure_ascii=False))
+    return _json_payload(json.dumps(value, ensure_ascii=False))
+
+
+@functools.lru_cache(maxsize=256)
+def _json_payload(text: str) -> ToolPayload:
+    """Traces repeat a few payloads many times; a payload is an immutable value of its text
+    (a refused text raises every time: exceptions are not cached)."""
+    return ToolPayload.json_text(text)
 
 
 def input_arg(spec: object) -> bytes:
@@ -77,7 +85,12 @@ def status_arg(spec: object) -> OperationStatus:
 
 def grant_arg(spec: object) -> CapabilityGrant:
     """A grant in its wire form (unknown fields ignored, defaults as upstream)."""
-    return CapabilityGrant.from_node(read_document(json.dumps(spec)))
+    return _grant(json.dumps(spec))
+
+
+@functools.lru_cache(maxsize=64)
+def _grant(text: str) -> CapabilityGrant:
+    return CapabilityGrant.from_node(read_document(text))
 
 
 @attrs.frozen
