@@ -446,6 +446,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--rerun", type=Path, help="re-run only the survivors of an earlier mutation-campaign.json"
+    )
     args = parser.parse_args(argv)
     modules = (
         sorted(str(path.relative_to(ROOT)) for path in (ROOT / "reference").rglob("*.py"))
@@ -460,6 +463,10 @@ def main(argv: list[str] | None = None) -> int:
         points = mutation_points((ROOT / module).read_text(encoding="utf-8"))
         available += len(points)
         plan += [(module, point) for point in _sample(points, args.per_module, rng)]
+    if args.rerun:
+        keys = ("line", "col", "kind", "mutation", "index", "node")
+        earlier = json.loads(args.rerun.read_text(encoding="utf-8"))["survivors"]
+        plan = [(row["module"], {key: row[key] for key in keys}) for row in earlier]
 
     with tempfile.TemporaryDirectory(prefix="rescind-mutants-") as scratch:
         sites = [build_site(Path(scratch) / f"w{index}") for index in range(max(1, args.workers))]

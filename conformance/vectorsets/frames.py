@@ -141,6 +141,10 @@ MESSAGE_ROWS: list[Row] = [
     ("message.line-exactly-1-mib", "WM-11", "valid", ("SizeBound",), "a 1 MiB line (trailing spaces) is accepted", {"line": {"prefix": CLOSE, "repeat": " ", "count": 1048576 - len(CLOSE), "suffix": ""}}),
     ("message.numbers.ap", "WM-2", "valid", ("NumberMode",), "payload numbers re-encode per profile (splash-v5)", {"line": _msg("dispatch_operation", "request", dispatch('{"a":1.50,"b":1E2}'))}),
     ("message.numbers.f64", "WM-2", "valid", ("NumberMode", "F64Profile"), "the same line in splash-v5-f64", {"line": _msg("dispatch_operation", "request", dispatch('{"a":1.50,"b":1E2}')), "profile": "splash-v5-f64"}),
+    ("message.reconcile-version-u16-max", "WM-5", "invalid", ("Boundary",), "protocol_version 65535 fits a u16 and is refused as an unsupported version", {"line": '{"type":"reconcile_operation","request":{"protocol_version":65535,"session_id":"s","request_id":"r","tool":"t","operation_key":"k"}}'}),
+    ("message.reconcile-version-u16-max-plus-1", "WM-5", "invalid", ("Boundary",), "protocol_version 65536 does not fit a u16: a decode error, not a version error", {"line": '{"type":"reconcile_operation","request":{"protocol_version":65536,"session_id":"s","request_id":"r","tool":"t","operation_key":"k"}}'}),
+    ("message.result-kind", "WM-1", "valid", (), "the result kind (a tool result) is a message kind of its own", {"line": '{"type":"result","result":{"protocol_version":5,"session_id":"session-1","request_id":"r1","status":{"state":"cancelled"}}}'}),
+    ("message.reserved-number-object", "WM-13", "valid", ("NumberMode",), "an object holding only the reserved number key is that number in a payload value (splash-v5)", {"line": _msg("dispatch_operation", "request", dispatch('{"a":{"$serde_json::private::Number":"1.50"}}'))}),
 ]
 # fmt: on
 
@@ -193,6 +197,8 @@ TAG_ROWS: list[Row] = [
     ("tag.parsed-message-not-bytes", "FR-2", "valid", ("ReserializedMessage",), "spacing, member order and payload key order of the wire text do not change the tag", _tag_case(KEY_07, "host", 2, "session-1", DISPATCH_MSG_SPACED)),
     ("tag.numbers.ap", "FR-2", "valid", ("NumberMode",), "the tag covers payload numbers as the profile re-encodes them (1.50 kept)", _tag_case(KEY_07, "host", 1, "session-1", _DECIMAL)),
     ("tag.numbers.f64", "FR-2", "valid", ("NumberMode", "F64Profile"), "in splash-v5-f64 1.50 becomes 1.5 and the tag differs", _tag_case(KEY_07, "host", 1, "session-1", _DECIMAL, profile="splash-v5-f64")),
+    ("tag.weak-key", "FR-4", "invalid", ("Boundary",), "an all-zero 32-byte key is weak: no tag is computed", _tag_case("00" * 32, "host", 1, "session-1", CLOSE)),
+    ("tag.short-key", "FR-4", "invalid", ("Boundary",), "a 31-byte key has the wrong length: no tag is computed", _tag_case("07" * 31, "host", 1, "session-1", CLOSE)),
 ]
 # fmt: on
 
@@ -380,6 +386,11 @@ def _trace_vector(row: TraceRow) -> VectorTest:
 
 
 NOTES = [
+    Flag(
+        "Boundary",
+        "an off-by-one at a numeric limit (u16 max and max + 1) or a key check skipped",
+        "a version past u16 read as a version error, or a tag computed under a weak or short key",
+    ),
     Flag(
         "UpstreamProbe",
         "divergence from observed upstream behaviour",
