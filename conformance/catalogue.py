@@ -101,7 +101,11 @@ def all_checks(
     return checks
 
 
-SOURCE_MODULES: tuple[str, ...] = ("source_saga_refinement", "source_explore")
+SOURCE_MODULES: tuple[str, ...] = (
+    "source_saga_refinement",
+    "source_canonical_fast",
+    "source_explore",
+)
 """Every module that registers a check source, in run order."""
 
 

@@ -1,0 +1,97 @@
+"""Checks that the reference's fast canonical path (``rescind.reference.canonical_fast``)
+answers every ``canonical-input`` vector of a JSON payload without a size bound or
+another profile exactly as the vector says: the same canonical input
+bytes and worker fingerprint, or the same error code. One check per encoder the installation
+has (the stdlib C encoder, and orjson when installed).
+
+No vector request reaches the fast path (a driver is asked for the reference's answer, and the
+reference driver computes it with the exact parser), so without these checks a broken fast
+path would pass ``rescind check``. Like the saga refinement checks they run Rescind's own code
+in process and need ``REFERENCE_CAPABILITY``: for any other implementation they are
+not-applicable.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from rescind.conformance.catalogue import DriverFactory, SourceOptions, register_source
+from rescind.conformance.checks import Check, Outcome
+from rescind.conformance.driver import REFERENCE_CAPABILITY
+from rescind.conformance.harness import Driver
+from rescind.conformance.vectorchecks import load_vector_files
+from rescind.reference.canonical_fast import (
+    ENCODERS,
+    EncoderName,
+    fast_canonical_input,
+    fast_worker_fingerprint,
+)
+from rescind.reference.errors import RescindError
+
+
+def _json_vectors() -> Iterator[Mapping[str, Any]]:
+    for document in load_vector_files():
+        if document["topic"] != "canonical-input":
+            continue
+        for group in document["testGroups"]:
+            for test in group["tests"]:
+                case = test["input"]
+                # Size bounds and profiles are the payload's checks, not the canonical form's.
+                if case.get("format", "json") == "json" and set(case) <= {"format", "text", "hex"}:
+                    yield test
+
+
+def _data(test: Mapping[str, Any]) -> bytes:
+    case = test["input"]
+    return bytes.fromhex(case["hex"]) if "hex" in case else str(case["text"]).encode("utf-8")
+
+
+def _answer(test: Mapping[str, Any], encoder: EncoderName) -> dict[str, str]:
+    data = _data(test)
+    try:
+        return {
+            "canonicalInputHex": fast_canonical_input(data, encoder=encoder).hex(),
+            "workerInputFingerprint": fast_worker_fingerprint(data, encoder=encoder),
+        }
+    except RescindError as error:
+        return {"error": error.code}
+
+
+def _wanted(test: Mapping[str, Any]) -> dict[str, str]:
+    expected = test["expected"]
+    if "error" in expected:
+        return {"error": expected["error"]}
+    return {key: expected[key] for key in ("canonicalInputHex", "workerInputFingerprint")}
+
+
+def _runner(encoder: EncoderName) -> Callable[[Driver], Outcome]:
+    def run(_: Driver) -> Outcome:
+        begin = time.monotonic()
+        tests = list(_json_vectors())
+        wrong = [test["id"] for test in tests if _answer(test, encoder) != _wanted(test)]
+        elapsed = time.monotonic() - begin
+        if wrong:
+            return Outcome("fail", f"{len(wrong)} vectors differ: {', '.join(wrong[:5])}", elapsed)
+        return Outcome("pass", f"{len(tests)} vectors", elapsed)
+
+    return run
+
+
+@register_source
+def canonical_fast_checks(_: DriverFactory, __: SourceOptions) -> list[Check]:
+    encoders: list[EncoderName] = [name for name in ("json", "orjson") if name in ENCODERS]
+    return [
+        Check(
+            id=f"reference.canonical-fast.{encoder}",
+            tier="must",
+            rule="CJ-25",
+            capability=REFERENCE_CAPABILITY,
+            source="reference-canonical-fast",
+            run=_runner(encoder),
+            description=f"the fast canonical path with the {encoder} encoder answers every "
+            "canonical-input vector as the vector says",
+        )
+        for encoder in encoders
+    ]

@@ -1,0 +1,32 @@
+"""The reference-only check that the fast canonical path answers every canonical-input vector
+(conformance/source_canonical_fast.py): it passes on the reference and fails when the fast
+path changes one byte of its answer, which before it no vector or check noticed."""
+
+from __future__ import annotations
+
+import pytest
+
+from rescind.conformance import source_canonical_fast
+from rescind.conformance.catalogue import SourceOptions
+from rescind.reference import canonical_fast
+
+
+def _run() -> list[str]:
+    checks = source_canonical_fast.canonical_fast_checks(lambda: None, SourceOptions())  # type: ignore[arg-type,return-value]
+    assert {check.id for check in checks} >= {"reference.canonical-fast.json"}
+    return [check.run(None).status for check in checks]  # type: ignore[arg-type]
+
+
+def test_passes_on_the_reference() -> None:
+    assert set(_run()) == {"pass"}
+
+
+def test_fails_when_the_fast_path_drifts(monkeypatch: pytest.MonkeyPatch) -> None:
+    original = canonical_fast.fast_canonical_input
+
+    def drifted(data: bytes, *args: object, **kwargs: object) -> bytes:
+        answer = original(data, *args, **kwargs)  # type: ignore[arg-type]
+        return answer[:-1] + bytes([answer[-1] ^ 1])  # one bit of the last byte
+
+    monkeypatch.setattr(source_canonical_fast, "fast_canonical_input", drifted)
+    assert set(_run()) == {"fail"}
