@@ -83,6 +83,12 @@ RETIRED: tuple[Retirement, ...] = (
         " lists the orphan with the errors and its loader refuses the set (SG-87)",
     ),
     Retirement(
+        "declare.ag-s16.foreach-expansion",
+        "declare.ag-s16.foreach-expansion.upstream-child-id",
+        "child ids used the item text (ID--NNNN-ITEM); agentctl names a child by the first 12"
+        " hex digits of the SHA-256 of its bindings' compact JSON (SG-90)",
+    ),
+    Retirement(
         "validate.all-findings",
         "validate.all-findings.orphan-error",
         "listed the orphan as a warning; upstream lists it as an error (SG-87)",

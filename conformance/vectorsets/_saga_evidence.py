@@ -18,6 +18,10 @@ AGENTCTL_COMPILER = (
     "6c4c92db429c8f956e77631f678b4ded890ac398",
     "crates/agentctl-core/src/compiler.rs",
 )
+AGENTCTL_COMPILER_EXPANSION = (
+    "07b0f0827efb8c368e7563ae621a1a5f99639013",
+    "crates/agentctl-core/src/compiler.rs",
+)
 AGENTCTL_TEMPLATE = (
     "27bc5a717df32188e794b63ed29de25173b4f53d",
     "crates/agentctl-core/src/template.rs",

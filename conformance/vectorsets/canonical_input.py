@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rescind.conformance import operations
-from rescind.conformance.provenance import Provenance, assumed, derived, joined, observed
+from rescind.conformance.provenance import Provenance, derived, joined, observed, upstream
 from rescind.conformance.vectorformat import Flag, VectorFile, VectorGroup, VectorTest
 from rescind.conformance.vectorsets._canonical_cases import (
     ESCAPE_CASES,
@@ -175,14 +175,24 @@ def _probed(case: Case) -> Provenance | None:
     return None
 
 
+SERDE_JSON_1_0_150 = "a1ae73ac6a6940a4a57c673aebaa13ed4dfe3e8c"
+"""The serde_json release commit (tag v1.0.150) that Splash's Cargo.lock pins."""
+
+
 def provenance_of(case: Case) -> Provenance:
     probed = _probed(case)
     if probed is not None:
         return probed
     if "UnprobedReading" in case.flags:
-        return assumed(
-            "how serde_json 1.0.150 reads this form of the reserved number key was not run, only "
-            "reasoned about (CJ-11); the reference's answer is assumed, so either outcome conforms"
+        # Read in serde_json's source at the release Splash locks; never run on this form, so
+        # the result stays acceptable until a probe observes it.
+        return upstream(
+            "upstream-code",
+            "serde-rs/json",
+            SERDE_JSON_1_0_150,
+            "src/value/de.rs",
+            "ValueVisitor::visit_map, KeyClassifier (the unescaped first key); src/number.rs"
+            " NumberFromString; src/de.rs parse_any_signed_number (CJ-11); not run upstream",
         )
     if case.id.startswith("parse.nesting-"):
         return derived(

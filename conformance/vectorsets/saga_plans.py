@@ -20,6 +20,7 @@ from rescind.conformance.vectorformat import Flag, VectorFile, VectorGroup, Vect
 from rescind.conformance.vectorsets._saga_evidence import (
     AGENTCTL,
     AGENTCTL_COMPILER,
+    AGENTCTL_COMPILER_EXPANSION,
     AGENTCTL_SCENARIO_CODE,
     AGENTCTL_TEMPLATE,
     agentctl_code,
@@ -574,7 +575,18 @@ def provenance_of(test_id: str, rule: str, flags: tuple[str, ...]) -> Provenance
             "render, validate_expression, referenced_tasks; plan_compensation blocks a task on any"
             " render error (compensation_input_unavailable)",
         )
-    if rule == "SG-84":
+    if rule == "SG-90":
+        commit, path = AGENTCTL_COMPILER_EXPANSION
+        return upstream(
+            "upstream-code",
+            AGENTCTL,
+            commit,
+            path,
+            "expand_tasks (children keep compensate, the aggregate's is cleared),"
+            " expanded_task_id; dsl.rs ForeachDefinition (binding defaults to item)",
+        )
+    if rule in ("SG-28", "SG-84"):
+        # Approval per dispatch and the rejection path were read in agentctl's runtime.
         return agentctl_code("resume", "prepare_effect_with_approval")
     scenario = scenario_of(test_id)
     if "Inferred" in flags:
@@ -823,7 +835,7 @@ EXECUTION_CASES: list[tuple[str, str, str, tuple[str, ...], dict[str, Any], str]
         "run.approval-rejected",
         "SG-28",
         "rejecting the approval cancels the effect and fails the task; the replan plans it again",
-        ("RescindChoice",),
+        (),
         lineage_steps(
             create_fail() | {"compensation": {"approval": "always"}},
             [
@@ -1130,10 +1142,11 @@ DECLARATION_CASES: list[tuple[str, str, str, tuple[str, ...], dict[str, Any], st
         "valid",
     ),
     (
-        "declare.ag-s16.foreach-expansion",
-        "SG-33",
-        "AG-S16: foreach children keep compensate, the aggregate has none",
-        ("RescindChoice",),
+        "declare.ag-s16.foreach-expansion.upstream-child-id",
+        "SG-90",
+        "AG-S16: foreach children (ids as agentctl hashes their bindings) keep compensate, the "
+        "aggregate has none",
+        (),
         _workflow(
             {
                 "id": "create",

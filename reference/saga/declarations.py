@@ -11,6 +11,7 @@ Checks return every diagnostic instead of stopping at the first, like a compiler
 from __future__ import annotations
 
 import enum
+import hashlib
 import json
 
 import attrs
@@ -175,16 +176,29 @@ def check_compensation(workflow: WorkflowDefinition) -> tuple[Diagnostic, ...]:
     )
 
 
+FOREACH_BINDING = "item"
+"""agentctl's default ``foreach.as``; Rescind's foreach lists items only, so it is always this."""
+
+
+def expanded_task_id(parent: str, index: int, item: str) -> str:
+    """SG-90: agentctl names a child ``PARENT--NNNN-`` plus the first 12 hex digits of the
+    SHA-256 of its bindings written as compact JSON, binding first, then ``foreachIndex``."""
+    bindings = json.dumps(
+        {FOREACH_BINDING: item, "foreachIndex": index}, separators=(",", ":"), ensure_ascii=False
+    )
+    return f"{parent}--{index:04d}-{hashlib.sha256(bindings.encode()).hexdigest()[:12]}"
+
+
 def expand(workflow: WorkflowDefinition) -> WorkflowDefinition:
-    """Expand ``foreach`` tasks: children ``ID--NNNN-ITEM`` inherit ``compensate``; the
-    synthetic aggregate keeps the id, needs every child and never has ``compensate``."""
+    """Expand ``foreach`` tasks (SG-33, SG-90): children inherit ``compensate``; the synthetic
+    aggregate keeps the id, needs every child and never has ``compensate``."""
     tasks: list[TaskDefinition] = []
     for task in workflow.tasks:
         if not task.foreach:
             tasks.append(task)
             continue
         children = [
-            attrs.evolve(task, task_id=f"{task.task_id}--{index:04d}-{item}", foreach=())
+            attrs.evolve(task, task_id=expanded_task_id(task.task_id, index, item), foreach=())
             for index, item in enumerate(task.foreach)
         ]
         tasks.extend(children)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import pytest
@@ -134,11 +135,14 @@ def test_ag_s16_foreach_children_inherit_aggregate_does_not() -> None:
             compensate=CompensateDeclaration(uses="action:write"),
         )
     )
+    # agentctl compiler.rs expanded_task_id: the bindings' compact JSON, written out by hand.
+    one = "create--0000-" + hashlib.sha256(b'{"item":"one","foreachIndex":0}').hexdigest()[:12]
+    two = "create--0001-" + hashlib.sha256(b'{"item":"two","foreachIndex":1}').hexdigest()[:12]
     expanded = {t.task_id: t for t in expand(definition).tasks}
-    assert set(expanded) == {"create--0000-one", "create--0001-two", "create"}
+    assert set(expanded) == {one, two, "create"}
     assert expanded["create"].compensate is None
-    assert expanded["create"].needs == ("create--0000-one", "create--0001-two")
-    assert expanded["create--0000-one"].compensate is not None
+    assert expanded["create"].needs == (one, two)
+    assert expanded[one].compensate is not None
 
 
 def test_planner_input_rejects_what_the_compiler_rejects() -> None:

@@ -4,6 +4,7 @@ docs/spec/edge-cases.md)."""
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import json
 import re
@@ -165,12 +166,10 @@ def test_known_answers_declarations() -> None:
     assert rules == ["no_mutating_effect", "action_not_effectful"]
     codes = [d["code"] for d in expected("declare.ag-s15.bounds")["diagnostics"]]
     assert codes == ["SchemaViolation"] * 5
-    expanded = expected("declare.ag-s16.foreach-expansion")["expanded"]
-    assert {e["id"]: e["compensate"] for e in expanded} == {
-        "create--0000-one": True,
-        "create--0001-two": True,
-        "create": False,
-    }
+    expanded = expected("declare.ag-s16.foreach-expansion.upstream-child-id")["expanded"]
+    one = "create--0000-" + hashlib.sha256(b'{"item":"one","foreachIndex":0}').hexdigest()[:12]
+    two = "create--0001-" + hashlib.sha256(b'{"item":"two","foreachIndex":1}').hexdigest()[:12]
+    assert {e["id"]: e["compensate"] for e in expanded} == {one: True, two: True, "create": False}
 
 
 def test_known_answers_casehub() -> None:
@@ -273,7 +272,7 @@ COVERAGE: dict[str, list[str]] = {
         "declare.ag-s15.template-unknown-task.agentctl-syntax",
     ],
     "AG-S16": [
-        "declare.ag-s16.foreach-expansion",
+        "declare.ag-s16.foreach-expansion.upstream-child-id",
         "test_saga_declarations::test_ag_s16_foreach_children_inherit_aggregate_does_not",
     ],
     "AG-S17": [
