@@ -2,7 +2,7 @@
 answers every ``canonical-input`` vector of a JSON payload without a size bound or
 another profile exactly as the vector says: the same canonical input
 bytes and worker fingerprint, or the same error code. One check per encoder the installation
-has (the stdlib C encoder, and orjson when installed).
+has (the default choice, the stdlib C encoder, and orjson when installed).
 
 No vector request reaches the fast path (a driver is asked for the reference's answer, and the
 reference driver computes it with the exact parser), so without these checks a broken fast
@@ -81,7 +81,8 @@ def _runner(encoder: EncoderName) -> Callable[[Driver], Outcome]:
 
 @register_source
 def canonical_fast_checks(_: DriverFactory, __: SourceOptions) -> list[Check]:
-    encoders: list[EncoderName] = [name for name in ("json", "orjson") if name in ENCODERS]
+    # "auto" is what callers get by default: it names whichever encoder passed the self-check.
+    encoders: list[EncoderName] = ["auto", *(n for n in ("json", "orjson") if n in ENCODERS)]
     return [
         Check(
             id=f"reference.canonical-fast.{encoder}",

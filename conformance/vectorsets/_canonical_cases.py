@@ -204,6 +204,12 @@ NUMBER_CASES = [
     Case("number.zero", "CJ-17", "[0]", "zero"),
     Case("number.negative-int", "CJ-17", "[-1]", "negative integer"),
     Case("number.negative-fraction", "CJ-16", "[-1.5]", "negative fraction"),
+    Case(
+        "number.several-fractions",
+        "CJ-16",
+        '{"b":[2.5e3,-0.50],"a":1.50}',
+        "three fraction or exponent numbers in one payload each keep their text in place",
+    ),
     Case("number.exp-zero", "CJ-16", "[1e0]", "zero exponent"),
     Case("number.exp-upper-plus-zero", "CJ-16", "[1E+0]", "E+0"),
     Case("number.exp-minus-zero", "CJ-16", "[1e-0]", "probe: 1e-0", (PROBE,)),
