@@ -428,7 +428,14 @@ def write_survivors(
         "",
         f"Command: `python benchmarks/mutation_campaign.py {arguments['command']}` "
         f"(seed {arguments['seed']}, {arguments['per_module'] or 'all'} mutation points per "
-        "module). Killers: `rescind vectors check`, then `rescind check`.",
+        "module). Killers: `rescind vectors check`, then "
+        "`rescind check --seed 0 --example-db none`."
+        + (
+            " A `--rerun` report: the survivors of the earlier report were re-run on the"
+            " current tree and their outcome merged into it."
+            if "--rerun" in arguments["command"]
+            else ""
+        ),
         "",
         "| module | mutants | killed | timeouts | survived | equivalent | score % |",
         "|---|---:|---:|---:|---:|---:|---:|",
