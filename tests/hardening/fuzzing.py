@@ -989,9 +989,6 @@ class CliTarget(Target):
     name = "cli"
     share = 0.15
 
-    def __init__(self) -> None:
-        self._directory = Path(tempfile.mkdtemp(prefix="rescind-fuzz-"))
-
     def generate(self, rng: random.Random) -> tuple[str, ...] | tuple[tuple[str, ...], bytes]:
         if rng.random() < 0.15:
             words = [
@@ -1029,11 +1026,15 @@ class CliTarget(Target):
         return command, data
 
     def run(self, data: Any) -> tuple[Outcome, list[Finding]]:
+        with tempfile.TemporaryDirectory(prefix="rescind-fuzz-") as directory:
+            return self._run(data, Path(directory))
+
+    def _run(self, data: Any, directory: Path) -> tuple[Outcome, list[Finding]]:
         from rescind.cli import main
 
         if data and isinstance(data[0], tuple):
             command, payload = data
-            path = self._directory / "input"
+            path = directory / "input"
             path.write_bytes(payload)
             argv = [*command, str(path)]
         else:
