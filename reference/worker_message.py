@@ -22,7 +22,7 @@ unchanged byte for byte.
 from __future__ import annotations
 
 import enum
-from typing import ClassVar, TypeAlias
+from typing import ClassVar, Protocol, TypeAlias, cast
 
 import attrs
 
@@ -43,6 +43,36 @@ from rescind.reference.numbers import NumberMode
 from rescind.reference.protocol_errors import Serialization, WireFrameTooLarge
 from rescind.reference.tokens import require_token
 from rescind.reference.wirejson import Struct, as_str, as_uint, read_document, tag_of
+
+
+class _Body(Protocol):
+    @property
+    def session_id(self) -> str: ...
+
+    def validate(self) -> None: ...
+
+    def to_json(self) -> str: ...
+
+
+class _OneBody:
+    """A message whose body is one wire object under one key (``body_key``, also the field's
+    name): the session, the checks and the encoding are that object's."""
+
+    body_key: ClassVar[str]
+
+    @property
+    def _body(self) -> _Body:
+        return cast(_Body, getattr(self, self.body_key))
+
+    @property
+    def session_id(self) -> str:
+        return self._body.session_id
+
+    def validate(self) -> None:
+        self._body.validate()
+
+    def body_json(self) -> str:
+        return f'"{self.body_key}":{self._body.to_json()}'
 
 
 @attrs.frozen
@@ -100,179 +130,80 @@ class OpaqueBody:
 
 
 @attrs.frozen
-class OpenSession:
+class OpenSession(_OneBody):
     kind: ClassVar[str] = "open_session"
+    body_key: ClassVar[str] = "manifest"
     manifest: SessionManifest
 
-    @property
-    def session_id(self) -> str:
-        return self.manifest.session_id
-
-    def validate(self) -> None:
-        self.manifest.validate()
-
-    def body_json(self) -> str:
-        return f'"manifest":{self.manifest.to_json()}'
-
 
 @attrs.frozen
-class Invoke:
+class Invoke(_OneBody):
     kind: ClassVar[str] = "invoke"
+    body_key: ClassVar[str] = "invocation"
     invocation: OpaqueBody
 
-    @property
-    def session_id(self) -> str:
-        return self.invocation.session_id
-
-    def validate(self) -> None:
-        self.invocation.validate()
-
-    def body_json(self) -> str:
-        return f'"invocation":{self.invocation.to_json()}'
-
 
 @attrs.frozen
-class ToolResultMessage:
+class ToolResultMessage(_OneBody):
     kind: ClassVar[str] = "result"
+    body_key: ClassVar[str] = "result"
     result: OpaqueBody
 
-    @property
-    def session_id(self) -> str:
-        return self.result.session_id
-
-    def validate(self) -> None:
-        self.result.validate()
-
-    def body_json(self) -> str:
-        return f'"result":{self.result.to_json()}'
-
 
 @attrs.frozen
-class DispatchOperation:
+class DispatchOperation(_OneBody):
     kind: ClassVar[str] = "dispatch_operation"
+    body_key: ClassVar[str] = "request"
     request: OperationDispatchRequest
 
-    @property
-    def session_id(self) -> str:
-        return self.request.session_id
-
-    def validate(self) -> None:
-        self.request.validate()
-
-    def body_json(self) -> str:
-        return f'"request":{self.request.to_json()}'
-
 
 @attrs.frozen
-class OperationResult:
+class OperationResult(_OneBody):
     kind: ClassVar[str] = "operation_result"
+    body_key: ClassVar[str] = "result"
     result: OperationReconcileResult
 
-    @property
-    def session_id(self) -> str:
-        return self.result.session_id
-
-    def validate(self) -> None:
-        self.result.validate()
-
-    def body_json(self) -> str:
-        return f'"result":{self.result.to_json()}'
-
 
 @attrs.frozen
-class CompensateOperation:
+class CompensateOperation(_OneBody):
     kind: ClassVar[str] = "compensate_operation"
+    body_key: ClassVar[str] = "request"
     request: OperationCompensationRequest
 
-    @property
-    def session_id(self) -> str:
-        return self.request.session_id
-
-    def validate(self) -> None:
-        self.request.validate()
-
-    def body_json(self) -> str:
-        return f'"request":{self.request.to_json()}'
-
 
 @attrs.frozen
-class CompensationResult:
+class CompensationResult(_OneBody):
     kind: ClassVar[str] = "compensation_result"
+    body_key: ClassVar[str] = "result"
     result: OperationCompensationResult
 
-    @property
-    def session_id(self) -> str:
-        return self.result.session_id
-
-    def validate(self) -> None:
-        self.result.validate()
-
-    def body_json(self) -> str:
-        return f'"result":{self.result.to_json()}'
-
 
 @attrs.frozen
-class ReconcileOperation:
+class ReconcileOperation(_OneBody):
     kind: ClassVar[str] = "reconcile_operation"
+    body_key: ClassVar[str] = "request"
     request: OperationReconcileRequest
 
-    @property
-    def session_id(self) -> str:
-        return self.request.session_id
-
-    def validate(self) -> None:
-        self.request.validate()
-
-    def body_json(self) -> str:
-        return f'"request":{self.request.to_json()}'
-
 
 @attrs.frozen
-class ReconciledOperation:
+class ReconciledOperation(_OneBody):
     kind: ClassVar[str] = "reconciled_operation"
+    body_key: ClassVar[str] = "result"
     result: OperationReconcileResult
 
-    @property
-    def session_id(self) -> str:
-        return self.result.session_id
-
-    def validate(self) -> None:
-        self.result.validate()
-
-    def body_json(self) -> str:
-        return f'"result":{self.result.to_json()}'
-
 
 @attrs.frozen
-class Cancel:
+class Cancel(_OneBody):
     kind: ClassVar[str] = "cancel"
+    body_key: ClassVar[str] = "request"
     request: OpaqueBody
 
-    @property
-    def session_id(self) -> str:
-        return self.request.session_id
-
-    def validate(self) -> None:
-        self.request.validate()
-
-    def body_json(self) -> str:
-        return f'"request":{self.request.to_json()}'
-
 
 @attrs.frozen
-class CancellationResult:
+class CancellationResult(_OneBody):
     kind: ClassVar[str] = "cancellation_result"
+    body_key: ClassVar[str] = "result"
     result: OpaqueBody
-
-    @property
-    def session_id(self) -> str:
-        return self.result.session_id
-
-    def validate(self) -> None:
-        self.result.validate()
-
-    def body_json(self) -> str:
-        return f'"result":{self.result.to_json()}'
 
 
 @attrs.frozen
@@ -293,39 +224,21 @@ class CloseSession:
 
 
 @attrs.frozen
-class ReconcileCompensation:
+class ReconcileCompensation(_OneBody):
     """CR-1, host to worker: exactly the compensation the host recorded and sent."""
 
     kind: ClassVar[str] = "reconcile_compensation"
+    body_key: ClassVar[str] = "request"
     request: OperationCompensationRequest
-
-    @property
-    def session_id(self) -> str:
-        return self.request.session_id
-
-    def validate(self) -> None:
-        self.request.validate()
-
-    def body_json(self) -> str:
-        return f'"request":{self.request.to_json()}'
 
 
 @attrs.frozen
-class ReconciledCompensation:
+class ReconciledCompensation(_OneBody):
     """CR-1, worker to host: the compensation result for that request."""
 
     kind: ClassVar[str] = "reconciled_compensation"
+    body_key: ClassVar[str] = "result"
     result: OperationCompensationResult
-
-    @property
-    def session_id(self) -> str:
-        return self.result.session_id
-
-    def validate(self) -> None:
-        self.result.validate()
-
-    def body_json(self) -> str:
-        return f'"result":{self.result.to_json()}'
 
 
 WorkerMessage: TypeAlias = (
