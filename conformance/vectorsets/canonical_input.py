@@ -57,6 +57,13 @@ NOTES = (
         "a generic JSON library keeps it as an object and hashes different bytes.",
     ),
     Flag(
+        "SignificandTruncation",
+        "Fraction digits cut at the wrong place",
+        "serde_json (no float_roundtrip) keeps fraction digits while the significand fits a "
+        "u64 and drops the rest unrounded; stopping one digit early or late, or rounding, "
+        "gives a neighbouring f64 and so other splash-v5-f64 bytes.",
+    ),
+    Flag(
         "UnprobedReading",
         "Behaviour read from source, not observed",
         "Upstream's answer here was derived from serde_json's source and not run; either "
