@@ -330,18 +330,25 @@ def _sample(points: list[dict[str, Any]], count: int, rng: random.Random) -> lis
     return sorted(rng.sample(points, count), key=lambda point: (point["line"], point["col"]))
 
 
-def _equivalents() -> dict[tuple[str, int, str], str]:
+EXCLUSION_CLASSES = ("equivalent", "masked", "outside-protocol", "detail-unrecorded")
+"""Why a surviving mutant is left out of the score: no observable difference at all; a
+difference no vector input can reach (another check or a construction invariant stands
+first); Python object behaviour no driver sees (a unit test names it); or an informative
+error detail on a path whose vectors record no details."""
+
+
+def _equivalents() -> dict[tuple[str, int, str], tuple[str, str]]:
     path = RESULTS / "mutation-equivalents.json"
     if not path.exists():
         return {}
     return {
-        (row["module"], row["line"], row["mutation"]): row["reason"]
+        (row["module"], row["line"], row["mutation"]): (row["class"], row["reason"])
         for row in json.loads(path.read_text())
     }
 
 
 def summarise(
-    results: list[dict[str, Any]], equivalents: dict[tuple[str, int, str], str]
+    results: list[dict[str, Any]], equivalents: dict[tuple[str, int, str], tuple[str, str]]
 ) -> dict[str, Any]:
     modules: dict[str, dict[str, Any]] = {}
     for result in results:
@@ -362,7 +369,9 @@ def summarise(
             and (result["module"], result["line"], result["mutation"]) in equivalents
         ):
             result["status"] = "equivalent"
-            result["reason"] = equivalents[(result["module"], result["line"], result["mutation"])]
+            result["class"], result["reason"] = equivalents[
+                (result["module"], result["line"], result["mutation"])
+            ]
         key = {
             "killed": "killed",
             "timeout": "timeouts",
@@ -383,7 +392,21 @@ def summarise(
     total["score"] = (
         round(100 * (total["killed"] + total["timeouts"]) / relevant, 1) if relevant else 100.0
     )
+    _strict_score(total, [r for r in results if r["status"] == "equivalent"])
     return {"modules": sorted(modules.values(), key=lambda row: row["module"]), "total": total}
+
+
+def _strict_score(total: dict[str, Any], excluded: list[dict[str, Any]]) -> None:
+    """Per-class counts of the excluded mutants, and the score that leaves out only the
+    strictly equivalent ones (every other exclusion counted as a survivor)."""
+    by_class = {name: 0 for name in EXCLUSION_CLASSES}
+    for result in excluded:
+        by_class[result.get("class", "equivalent")] += 1
+    total["excluded_by_class"] = by_class
+    relevant = total["mutants"] - by_class["equivalent"]
+    total["strict_score"] = (
+        round(100 * (total["killed"] + total["timeouts"]) / relevant, 1) if relevant else 100.0
+    )
 
 
 FIELDS = ("mutants", "killed", "timeouts", "survived", "equivalent", "score")
@@ -414,6 +437,7 @@ def merge(
     relevant = total["mutants"] - total["equivalent"]
     total["score"] = round(100 * (total["killed"] + total["timeouts"]) / relevant, 1)
     equivalents: list[dict[str, Any]] = [*earlier.get("equivalents", []), *equivalent]
+    _strict_score(total, equivalents)
     modules = sorted(rows.values(), key=lambda row: str(row["module"]))
     return {"modules": modules, "total": total, "equivalents": equivalents}, equivalents
 
@@ -422,7 +446,7 @@ def write_survivors(
     results: list[dict[str, Any]], report: dict[str, Any], arguments: dict[str, Any]
 ) -> Path:
     RESULTS.mkdir(parents=True, exist_ok=True)
-    path = RESULTS / "mutation-survivors.md"
+    path = RESULTS / f"mutation-survivors{arguments['suffix']}.md"
     lines = [
         "# Mutation campaign: surviving mutants",
         "",
@@ -455,11 +479,18 @@ def write_survivors(
     ] or ["None."]
     equivalent = report.get("equivalents") or [r for r in results if r["status"] == "equivalent"]
     if equivalent:
-        lines += ["", "## Marked equivalent", ""]
+        lines += ["", "## Left out of the score", ""]
         lines += [
-            f"- `{result['module']}:{result['line']}` {result['mutation']}: {result['reason']}"
+            f"- `{result['module']}:{result['line']}` {result['mutation']} "
+            f"({result.get('class', 'equivalent')}): {result['reason']}"
             for result in equivalent
         ]
+    lines += [
+        "",
+        f"Left out by class: {total['excluded_by_class']}. Strict score (only the "
+        f"`equivalent` class left out, every other exclusion counted as a survivor): "
+        f"{total['strict_score']}%.",
+    ]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
 
@@ -478,6 +509,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument(
+        "--label",
+        default="",
+        help="suffix of the result files (mutation-campaign-LABEL.json, "
+        "mutation-survivors-LABEL.md), so one sample does not overwrite another",
+    )
     parser.add_argument("--json", action="store_true")
     parser.add_argument(
         "--rerun", type=Path, help="re-run only the survivors of an earlier mutation-campaign.json"
@@ -543,7 +580,14 @@ def main(argv: list[str] | None = None) -> int:
         )
     command = " ".join(argv if argv is not None else sys.argv[1:])
     survivors = write_survivors(
-        results, report, {"command": command, "seed": args.seed, "per_module": args.per_module}
+        results,
+        report,
+        {
+            "command": command,
+            "seed": args.seed,
+            "per_module": args.per_module,
+            "suffix": f"-{args.label}" if args.label else "",
+        },
     )
     report.update(
         {
@@ -557,7 +601,8 @@ def main(argv: list[str] | None = None) -> int:
             "results": results,
         }
     )
-    (RESULTS / "mutation-campaign.json").write_text(
+    suffix = f"-{args.label}" if args.label else ""
+    (RESULTS / f"mutation-campaign{suffix}.json").write_text(
         json.dumps(report, indent=2) + "\n", encoding="utf-8"
     )
     if args.json:
@@ -567,6 +612,10 @@ def main(argv: list[str] | None = None) -> int:
         for row in report["modules"]:
             print(_text_row(row["module"], row))
         print(_text_row("total", report["total"]))
+        print(
+            f"left out by class: {report['total']['excluded_by_class']}; strict score "
+            f"{report['total']['strict_score']}%"
+        )
         print(
             f"{len(plan)} of {available} mutation points in {len(modules)} modules; {wall:.0f} s "
             f"(baseline {baseline:.1f} s); survivors: {survivors.relative_to(ROOT)}"

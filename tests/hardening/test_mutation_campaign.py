@@ -1,0 +1,81 @@
+"""The mutation campaign's bookkeeping (benchmarks/mutation_campaign.py): its list of
+mutants left out of the score must name mutants that exist in today's source, and the
+scores must count each exclusion class as documented. Running mutants is the script's job."""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import json
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "benchmarks" / "mutation_campaign.py"
+EXCLUSIONS = ROOT / "benchmarks" / "results" / "mutation-equivalents.json"
+
+
+@pytest.fixture(scope="module")
+def campaign() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("mutation_campaign", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _exclusions() -> list[dict[str, object]]:
+    rows: list[dict[str, object]] = json.loads(EXCLUSIONS.read_text(encoding="utf-8"))
+    return rows
+
+
+@pytest.mark.parametrize(
+    "row", _exclusions(), ids=lambda row: f"{row['module']}:{row['line']}:{row['mutation']}"
+)
+def test_each_exclusion_names_a_mutant_of_todays_source(
+    campaign: ModuleType, row: dict[str, object]
+) -> None:
+    # A reference edit shifts lines: a stale entry would silently excuse another mutant.
+    source = (ROOT / str(row["module"])).read_text(encoding="utf-8")
+    points = campaign.mutation_points(source)
+    matching = [p for p in points if (p["line"], p["mutation"]) == (row["line"], row["mutation"])]
+    assert matching, "no such mutation point any more: re-triage this entry"
+    assert row["class"] in campaign.EXCLUSION_CLASSES
+    assert len(str(row["reason"])) > 20, "each exclusion needs its argument"
+    for point in matching:
+        mutated = campaign.mutate(source, point)
+        assert mutated != source
+        ast.parse(mutated)
+
+
+def test_scores_leave_out_exclusions_and_the_strict_score_only_equivalents(
+    campaign: ModuleType,
+) -> None:
+    def result(line: int, status: str) -> dict[str, object]:
+        return {"module": "reference/x.py", "line": line, "mutation": "m", "status": status}
+
+    results = [
+        result(1, "killed"),
+        result(2, "killed"),
+        result(3, "killed"),
+        result(4, "survived"),
+        result(5, "survived"),
+        result(6, "survived"),
+    ]
+    exclusions = {
+        ("reference/x.py", 5, "m"): ("equivalent", "why"),
+        ("reference/x.py", 6, "m"): ("masked", "why"),
+    }
+    report = campaign.summarise(results, exclusions)
+    total = report["total"]
+    assert (total["killed"], total["survived"], total["equivalent"]) == (3, 1, 2)
+    assert total["score"] == 75.0  # 3 of the 4 not left out
+    assert total["strict_score"] == 60.0  # 3 of 5: the masked mutant counts as a survivor
+    assert total["excluded_by_class"] == {
+        "equivalent": 1,
+        "masked": 1,
+        "outside-protocol": 0,
+        "detail-unrecorded": 0,
+    }
