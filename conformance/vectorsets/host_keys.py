@@ -139,6 +139,7 @@ PLAN_ROWS: list[Row] = [
     ("hostkeys.plan.source-exactly-1mib", "HK-3", "valid", (), "Total source of exactly 1,048,576 bytes is allowed.", _plan([["a", {"repeat": "x", "count": 1_048_576}]])),
     ("hostkeys.plan.no-steps", "HK-3", "invalid", (), "A plan needs at least one step.", _plan([])),
     ("hostkeys.plan.duplicate-step-ids", "HK-3", "invalid", (), "Step ids must be unique.", _plan([["publish", "a"], ["publish", "b"]])),
+    ("hostkeys.plan.exactly-1024-steps", "HK-3", "valid", (), "1,024 steps, the most a plan may have, are allowed and all hashed.", _plan([[f"s{index}", ""] for index in range(1024)])),
     ("hostkeys.plan.too-many-steps", "HK-3", "invalid", (), "1,025 steps are one too many.", _plan([[f"s{index}", ""] for index in range(1025)])),
     ("hostkeys.plan.source-over-1mib", "HK-3", "invalid", (), "Total source of 1,048,577 bytes is refused.", _plan([["a", {"repeat": "x", "count": 524_288}], ["b", {"repeat": "y", "count": 524_289}]])),
     ("hostkeys.plan.uppercase-step-id", "HK-3", "invalid", (), "Step ids use the token grammar: no uppercase.", _plan([["Publish", "x"]])),
