@@ -142,6 +142,18 @@ ESCAPE_CASES = [
     Case("string.solidus-escaped", "CJ-15", '["a\\/b"]', "\\/ decodes to a raw /"),
     Case("string.solidus-raw", "CJ-15", '["a/b"]', "/ stays raw"),
     Case("string.del", "CJ-15", '["\\u007f"]', "DEL is not escaped"),
+    Case(
+        "string.del-escapes-around-number-text",
+        "CJ-15",
+        '["\\u007f1.5\\u007f",2.5]',
+        "escaped DELs around number-like text stay a string holding raw DELs, beside a number",
+    ),
+    Case(
+        "string.raw-del-around-number-text",
+        "CJ-15",
+        '["\x7f1.5\x7f",2.5]',
+        "raw DELs around number-like text stay a string, beside a number",
+    ),
     Case("string.u2029", "CJ-15", '["\\u2029"]', "paragraph separator stays raw"),
     Case("string.upper-hex-escape", "CJ-7", '["\\u00E9"]', "hex digits in either case"),
     Case("string.bmp-private-use", "CJ-15", '["\\ue000"]', "private use area is raw"),
@@ -338,6 +350,8 @@ REJECT_CASES = [
     Case("reject.unterminated-string", "CJ-1", '["abc', "end of input in a string"),
     Case("reject.unterminated-array", "CJ-1", "[1,2", "end of input in an array"),
     Case("reject.unterminated-object", "CJ-1", '{"a":1', "end of input in an object"),
+    Case("reject.eof-before-key", "CJ-1", '{"a":1,', "end of input where a key must follow a comma"),
+    Case("reject.eof-after-key", "CJ-1", '{"a"', "end of input where a colon must follow a key"),
     Case("reject.invalid-utf8", "CJ-1", None, "0xff is never UTF-8", data_hex="5b22ff225d"),
     Case("reject.overlong-utf8", "CJ-1", None, "overlong encoding of /", data_hex="5b22c0af225d"),
     Case(

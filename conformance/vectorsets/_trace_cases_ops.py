@@ -125,6 +125,16 @@ CASES: list[Case] = [
         on("apply_dispatch_result", request="d1", session="host", frame="genuine"),
         revision(),
     ])),
+    ("ledger.trace.dispatch-result-close-session-kind", "HL-20", ("WrongKindConsumesSequence",), "A close_session frame delivered as the reply to a dispatch is refused like any other wrong kind and the ledger is untouched; its sequence is used, so the genuine result carries sequence 2.", _trace([
+        record_op(),
+        on("prepare_dispatch", operation_key="$op", payload=VERSION, request_id="dispatch-1", session="host", **{"as": "d1"}),
+        call("worker_reply", session="worker", to="d1", status=SUCCEEDED, kind="close_session", **{"as": "wrong"}),
+        on("apply_dispatch_result", request="d1", session="host", frame="wrong"),
+        revision(),
+        call("worker_reply", session="worker", to="d1", status=SUCCEEDED, **{"as": "genuine"}),
+        on("apply_dispatch_result", request="d1", session="host", frame="genuine"),
+        revision(),
+    ])),
     ("ledger.trace.external-prepare-idempotent", "HL-26", (), "Preparing an external operation twice with the same nonce gives the same key and records once (edge 7); after dispatch and a succeeded result the revision is 2 and no output is stored.", _trace([
         on("prepare_external_operation", step_id="publish", tool=TOOL, input=VERSION, nonce=NONCE, **{"as": "op"}),
         on("prepare_external_operation", step_id="publish", tool=TOOL, input=VERSION, nonce=NONCE),
