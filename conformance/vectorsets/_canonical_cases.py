@@ -350,7 +350,9 @@ REJECT_CASES = [
     Case("reject.unterminated-string", "CJ-1", '["abc', "end of input in a string"),
     Case("reject.unterminated-array", "CJ-1", "[1,2", "end of input in an array"),
     Case("reject.unterminated-object", "CJ-1", '{"a":1', "end of input in an object"),
-    Case("reject.eof-before-key", "CJ-1", '{"a":1,', "end of input where a key must follow a comma"),
+    Case(
+        "reject.eof-before-key", "CJ-1", '{"a":1,', "end of input where a key must follow a comma"
+    ),
     Case("reject.eof-after-key", "CJ-1", '{"a"', "end of input where a colon must follow a key"),
     Case("reject.invalid-utf8", "CJ-1", None, "0xff is never UTF-8", data_hex="5b22ff225d"),
     Case("reject.overlong-utf8", "CJ-1", None, "overlong encoding of /", data_hex="5b22c0af225d"),
