@@ -105,6 +105,7 @@ MESSAGE_ROWS: list[Row] = [
     ("message.probe.close-session", "WM-10", "valid", PROBE, "close_session carries its two fields directly", {"line": CLOSE}),
     ("message.open-session", "WM-1", "valid", (), "open_session carries a manifest", {"line": _msg("open_session", "manifest", manifest(GRANT_MATH))}),
     ("message.reordered-and-spaced", "WM-2", "valid", LENIENT, "tag after the body, fields reversed, whitespace: re-encoded in field order with sorted payload keys", {"line": DISPATCH_MSG_SPACED}),
+    ("message.whitespace-after-commas", "WM-2", "valid", LENIENT, "whitespace after every comma and colon, before each key and value, is skipped", {"line": '{"type": "close_session", "protocol_version": 5, "session_id": "session-1"}'}),
     ("message.probe.dispatch-unknown-field", "WM-4", "invalid", (*PROBE, *STRICT), "the dispatch request denies unknown fields", {"line": '{"type":"dispatch_operation","request":{"protocol_version":5,"session_id":"s","request_id":"r","tool":"t","operation_key":"k","payload":{"format":"text","value":"x"},"extra":1}}'}),
     ("message.probe.reconcile-unknown-field", "WM-4", "valid", (*PROBE, *LENIENT), "the reconcile request ignores unknown fields", {"line": '{"type":"reconcile_operation","request":{"protocol_version":5,"session_id":"s","request_id":"r","tool":"t","operation_key":"k","extra":1}}'}),
     ("message.compensate-unknown-field", "WM-4", "invalid", STRICT, "the compensation request denies unknown fields", {"line": _msg("compensate_operation", "request", compensate()[:-1] + ',"extra":1}')}),
@@ -280,6 +281,9 @@ TRACE_ROWS: list[TraceRow] = [
     ("trace.frame-without-auth-tag", "FR-7", ("CounterOnFailure",), "a frame without auth_tag is a missing-field decode error and moves no counter", _trace(PAIR, _st("open", "worker", frame='{"sequence":1,"message":' + CLOSE + "}"), _st("counters", "worker")), ("serialization", "ok")),
     ("trace.frame-message-not-an-object", "FR-7", ("CounterOnFailure",), "a frame whose message is a string is a type error of the tagged message and moves no counter", _trace(PAIR, _st("open", "worker", frame=_frame(1, '"close_session"', "0" * 64)), _st("counters", "worker")), ("serialization", "ok")),
     ("trace.frame-extra-key", "FR-7", ("LenientDecoding",), "an unknown key beside sequence, message and auth_tag is ignored: the sealed frame still opens", _trace(PAIR, _st("open", "worker", frame=F1[:-1] + ',"note":"x"}')), ("ok",)),
+    ("trace.frame-duplicate-sequence", "FR-7", ("StrictDecoding", "CounterOnFailure"), "a frame with sequence twice is a duplicate-field decode error and moves no counter", _trace(PAIR, _st("open", "worker", frame='{"sequence":1,"sequence":1,"message":' + CLOSE + ',"auth_tag":"' + "0" * 64 + '"}'), _st("counters", "worker")), ("serialization", "ok")),
+    ("trace.frame-sequence-string", "FR-7", ("CounterOnFailure",), "a sequence written as the string \"1\" is a type error of the u64 field and moves no counter", _trace(PAIR, _st("open", "worker", frame='{"sequence":"1","message":' + CLOSE + ',"auth_tag":"' + "0" * 64 + '"}'), _st("counters", "worker")), ("serialization", "ok")),
+    ("trace.payload-unknown-format", "FR-7", ("CounterOnFailure",), "a dispatch whose payload format is xml is an unknown-variant decode error and moves no counter", _trace(PAIR, _st("open", "worker", frame=_frame(1, _msg("dispatch_operation", "request", dispatch().replace('"format":"json"', '"format":"xml"')), "0" * 64)), _st("counters", "worker")), ("serialization", "ok")),
     ("trace.frame-over-1-mib", "FR-12", ("SizeBound",), "a frame line over 1 MiB is refused before parsing", _trace(PAIR, _st("open", "worker", frame={"prefix": F1, "repeat": " ", "count": 1048577 - len(F1), "suffix": ""})), ("wire_frame_too_large",)),
     ("trace.seal-auth-payload-over-1-mib", "FR-12", ("SizeBound",), "a message whose authentication text exceeds 1 MiB cannot be sealed", _trace({"host": _party("host")}, _st("seal", "host", message=BIG_DISPATCH), _st("counters", "host")), ("wire_frame_too_large", "ok")),
 ]
@@ -318,6 +322,8 @@ BOOTSTRAP_ROWS: list[Row] = [
     ("bootstrap.weak-key", "FR-14", "invalid", (), "an all-zero key", _dec(_GOOD[:-64] + "00" * 32)),
     ("bootstrap.truncated-key", "FR-14", "invalid", (), "the stream ends inside the key", _dec(_GOOD[:-2])),
     ("bootstrap.truncated-magic", "FR-14", "invalid", (), "only four bytes", _dec("53504c50")),
+    ("bootstrap.length-128", "FR-14", "valid", ("Boundary",), "a 128-byte session id, the longest, decodes", _dec(_GOOD[:18] + "80" + "61" * 128 + KEY_0D)),
+    ("bootstrap.encode-invalid-token", "FR-13", "invalid", (), "the encoder refuses a session id that is not a token", {"operation": "encode", "session_id": "Session-1", "key": KEY_0D}),
     ("bootstrap.encode-weak-key", "FR-13", "invalid", (), "the encoder refuses an all-zero key", {"operation": "encode", "session_id": "session-1", "key": "00" * 32}),
 ]
 # fmt: on
