@@ -495,6 +495,27 @@ def write_survivors(
     return path
 
 
+def rescore(path: Path) -> int:
+    """The sample of an earlier report as it was drawn (before its survivors were fixed),
+    with today's exclusions applied: the independent estimate of the kill rate."""
+    earlier = json.loads(path.read_text(encoding="utf-8"))
+    results = [
+        {**result, "status": "survived" if result["status"] == "equivalent" else result["status"]}
+        for result in earlier["results"]
+    ]
+    report = summarise(results, _equivalents())
+    print(f"{'module':36} " + " ".join(field.rjust(8) for field in FIELDS))
+    for row in report["modules"]:
+        print(_text_row(row["module"], row))
+    print(_text_row("total", report["total"]))
+    total = report["total"]
+    print(f"left out by class: {total['excluded_by_class']}; strict score {total['strict_score']}%")
+    for result in results:
+        if result["status"] == "survived":
+            print(f"  still a survivor: {result['module']}:{result['line']} {result['mutation']}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -509,6 +530,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument(
+        "--rescore",
+        type=Path,
+        help="print an earlier report's sample scored against today's exclusions, without "
+        "running anything: its first score, with each survivor classified but not fixed",
+    )
     parser.add_argument(
         "--label",
         default="",
@@ -525,6 +552,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.all_modules
         else args.modules
     )
+
+    if args.rescore:
+        return rescore(args.rescore)
 
     rng = random.Random(args.seed)
     plan: list[tuple[str, dict[str, Any]]] = []
