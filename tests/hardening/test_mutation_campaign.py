@@ -79,3 +79,21 @@ def test_scores_leave_out_exclusions_and_the_strict_score_only_equivalents(
         "outside-protocol": 0,
         "detail-unrecorded": 0,
     }
+
+
+def test_rescore_counts_a_sample_as_drawn_against_todays_exclusions(
+    campaign: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    excluded = _exclusions()[0]
+    results = [
+        {"module": "reference/x.py", "line": 1, "mutation": "m", "status": "killed"},
+        # marked equivalent by an older list: rescoring must judge it again, not trust it
+        {"module": "reference/x.py", "line": 2, "mutation": "m", "status": "equivalent"},
+        {**{k: excluded[k] for k in ("module", "line", "mutation")}, "status": "survived"},
+    ]
+    report = tmp_path / "earlier.json"
+    report.write_text(json.dumps({"results": results}), encoding="utf-8")
+    assert campaign.rescore(report) == 0
+    total = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("total"))
+    mutants, killed, _timeouts, survived, equivalent, score = total.split()[1:]
+    assert (mutants, killed, survived, equivalent, score) == ("3", "1", "1", "1", "50.0")
