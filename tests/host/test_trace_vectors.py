@@ -40,6 +40,8 @@ EXPECTED_ERRORS: dict[str, list[str]] = {
         "unexpected_sequence",
         "unexpected_sequence",
     ],
+    # HL-20: a close_session frame is a wrong kind like any other; nothing else is refused.
+    "ledger.trace.dispatch-result-close-session-kind": ["unexpected_operation_dispatch_message"],
     "ledger.trace.external-prepare-idempotent": [],
     "ledger.trace.external-prepare-terminal": ["operation_already_terminal"],
     "ledger.trace.external-prepare-bad-nonce": [
@@ -197,6 +199,8 @@ def test_revisions_follow_the_spec() -> None:
     # HL-20 (upstream test authenticated_dispatch_result_rejects_a_wrong_message_before_ledger_mutation):
     # untouched by the wrong kind and by the replay.
     assert _results("ledger.trace.dispatch-result-wrong-kind", "revision") == [1, 2, 2]
+    # HL-20: the close_session frame leaves revision 1; the genuine result then gives 2.
+    assert _results("ledger.trace.dispatch-result-close-session-kind", "revision") == [1, 2]
     # HL-20 (upstream test authenticated_operation_ledger_reconciliation_rejects_tampering): tampered
     # frames leave revision 1; the genuine frame gives 2.
     assert _results("ledger.trace.reconcile-frame-attacks", "revision") == [1, 2]
