@@ -57,14 +57,13 @@ def _answer(test: Mapping[str, Any], encoder: EncoderName, mode: NumberMode) -> 
     data = _data(test)
     payload_format = PayloadFormat(test["input"].get("format", "json"))
     try:
-        return {
-            "canonicalInputHex": fast_canonical_input(
-                data, payload_format, mode, encoder=encoder
-            ).hex(),
-            "workerInputFingerprint": fast_worker_fingerprint(
-                data, payload_format, mode, encoder=encoder
-            ),
-        }
+        if encoder == "auto":  # the default: asked for without naming it, as callers do
+            canonical = fast_canonical_input(data, payload_format, mode)
+            fingerprint = fast_worker_fingerprint(data, payload_format, mode)
+        else:
+            canonical = fast_canonical_input(data, payload_format, mode, encoder=encoder)
+            fingerprint = fast_worker_fingerprint(data, payload_format, mode, encoder=encoder)
+        return {"canonicalInputHex": canonical.hex(), "workerInputFingerprint": fingerprint}
     except RescindError as error:
         return {"error": error.code}
 
