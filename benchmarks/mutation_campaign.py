@@ -15,10 +15,13 @@ the vectors, the scenario catalogue, refinement, exploration and the model). Uni
 never run: the vectors, not our tests, must notice.
 
 A mutant is *killed* when a killer exits non-zero, *timeout* when a killer runs past its
-limit (counted as detected), *survived* otherwise. Equivalent mutants are those listed with
-a reason in ``benchmarks/results/mutation-equivalents.json`` (module, line, mutation). Mutation
-points are drawn with a fixed seed, ``--per-module`` per module (0: all). Survivors are
-written to ``benchmarks/results/mutation-survivors.md``.
+limit (counted as detected), *survived* otherwise. Survivors that cannot be killed are listed
+with a class and a reason in ``benchmarks/results/mutation-equivalents.json`` (module, line,
+mutation) and left out of the score; the strict score leaves out only the ``equivalent``
+class. Mutation points are drawn with a fixed seed, ``--per-module`` per module (0: all).
+Results go to ``benchmarks/results/mutation-campaign[-LABEL].json`` and
+``mutation-survivors[-LABEL].md``; ``--rescore REPORT`` prints an earlier sample scored, as it
+was drawn, against today's exclusions.
 
 Why not mutmut or cosmic-ray: mutmut 3 runs pytest as its only test runner and expects the
 import names to match the source folders (here ``reference/`` is ``rescind.reference``);
@@ -495,6 +498,15 @@ def write_survivors(
     return path
 
 
+def _print_table(report: dict[str, Any]) -> None:
+    print(f"{'module':36} " + " ".join(field.rjust(8) for field in FIELDS))
+    for row in report["modules"]:
+        print(_text_row(row["module"], row))
+    total = report["total"]
+    print(_text_row("total", total))
+    print(f"left out by class: {total['excluded_by_class']}; strict score {total['strict_score']}%")
+
+
 def rescore(path: Path) -> int:
     """The sample of an earlier report as it was drawn (before its survivors were fixed),
     with today's exclusions applied: the independent estimate of the kill rate."""
@@ -503,13 +515,7 @@ def rescore(path: Path) -> int:
         {**result, "status": "survived" if result["status"] == "equivalent" else result["status"]}
         for result in earlier["results"]
     ]
-    report = summarise(results, _equivalents())
-    print(f"{'module':36} " + " ".join(field.rjust(8) for field in FIELDS))
-    for row in report["modules"]:
-        print(_text_row(row["module"], row))
-    print(_text_row("total", report["total"]))
-    total = report["total"]
-    print(f"left out by class: {total['excluded_by_class']}; strict score {total['strict_score']}%")
+    _print_table(summarise(results, _equivalents()))
     for result in results:
         if result["status"] == "survived":
             print(f"  still a survivor: {result['module']}:{result['line']} {result['mutation']}")
@@ -609,6 +615,7 @@ def main(argv: list[str] | None = None) -> int:
             json.loads(args.rerun.read_text(encoding="utf-8")), report, equivalent
         )
     command = " ".join(argv if argv is not None else sys.argv[1:])
+    suffix = f"-{args.label}" if args.label else ""
     survivors = write_survivors(
         results,
         report,
@@ -616,7 +623,7 @@ def main(argv: list[str] | None = None) -> int:
             "command": command,
             "seed": args.seed,
             "per_module": args.per_module,
-            "suffix": f"-{args.label}" if args.label else "",
+            "suffix": suffix,
         },
     )
     report.update(
@@ -631,21 +638,13 @@ def main(argv: list[str] | None = None) -> int:
             "results": results,
         }
     )
-    suffix = f"-{args.label}" if args.label else ""
     (RESULTS / f"mutation-campaign{suffix}.json").write_text(
         json.dumps(report, indent=2) + "\n", encoding="utf-8"
     )
     if args.json:
         print(json.dumps(report, indent=2))
     else:
-        print(f"{'module':36} " + " ".join(field.rjust(8) for field in FIELDS))
-        for row in report["modules"]:
-            print(_text_row(row["module"], row))
-        print(_text_row("total", report["total"]))
-        print(
-            f"left out by class: {report['total']['excluded_by_class']}; strict score "
-            f"{report['total']['strict_score']}%"
-        )
+        _print_table(report)
         print(
             f"{len(plan)} of {available} mutation points in {len(modules)} modules; {wall:.0f} s "
             f"(baseline {baseline:.1f} s); survivors: {survivors.relative_to(ROOT)}"
