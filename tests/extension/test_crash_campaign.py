@@ -3,7 +3,6 @@ worker processes over SQLite, one side killed with SIGKILL, then recovered."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -11,6 +10,8 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+
+from tests.benchmark_scripts import load_benchmark
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "benchmarks" / "crash_campaign.py"
@@ -25,11 +26,7 @@ UPSTREAM, EXTENSION = "splash-v5", "splash-v5+compensation-reconcile"
 
 
 def load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("crash_campaign", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("crash_campaign")
 
 
 class KillOnceAt:

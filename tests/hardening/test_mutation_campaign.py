@@ -5,25 +5,21 @@ scores must count each exclusion class as documented. Running mutants is the scr
 from __future__ import annotations
 
 import ast
-import importlib.util
 import json
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
+from tests.benchmark_scripts import load_benchmark
+
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "benchmarks" / "mutation_campaign.py"
 EXCLUSIONS = ROOT / "benchmarks" / "results" / "mutation-equivalents.json"
 
 
 @pytest.fixture(scope="module")
 def campaign() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("mutation_campaign", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("mutation_campaign")
 
 
 def _exclusions() -> list[dict[str, object]]:
