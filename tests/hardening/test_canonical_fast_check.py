@@ -9,6 +9,8 @@ import pytest
 from rescind.conformance import source_canonical_fast
 from rescind.conformance.catalogue import SourceOptions
 from rescind.reference import canonical_fast
+from rescind.reference.numbers import NumberMode
+from rescind.reference.payload_format import PayloadFormat
 
 
 def _run() -> list[str]:
@@ -30,3 +32,32 @@ def test_fails_when_the_fast_path_drifts(monkeypatch: pytest.MonkeyPatch) -> Non
 
     monkeypatch.setattr(source_canonical_fast, "fast_canonical_input", drifted)
     assert set(_run()) == {"fail"}
+
+
+def _checks() -> dict[str, str]:
+    checks = source_canonical_fast.canonical_fast_checks(lambda: None, SourceOptions())  # type: ignore[arg-type,return-value]
+    return {check.id: check.run(None).status for check in checks}  # type: ignore[arg-type]
+
+
+def test_fails_when_a_text_payload_takes_the_json_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    original = canonical_fast.fast_canonical_input
+
+    def json_only(data: bytes, payload_format: object = None, *args: object, **kw: object) -> bytes:
+        return original(data, PayloadFormat.JSON, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(source_canonical_fast, "fast_canonical_input", json_only)
+    assert set(_checks().values()) == {"fail"}
+
+
+def test_only_the_f64_checks_fail_when_the_number_mode_is_ignored(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    original = canonical_fast.fast_canonical_input
+
+    def ap_only(data: bytes, payload_format: object, *_: object, **kw: object) -> bytes:
+        return original(data, payload_format, NumberMode.AP, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(source_canonical_fast, "fast_canonical_input", ap_only)
+    statuses = _checks()
+    assert {status for name, status in statuses.items() if name.endswith(".f64")} == {"fail"}
+    assert {status for name, status in statuses.items() if not name.endswith(".f64")} == {"pass"}
