@@ -3,7 +3,9 @@
 When the driver breaks the protocol during a check (garbage on stdout, a crash, a timeout,
 a duplicated reply), that check is an ``error`` naming the failure kind, the driver is
 restarted, and the run continues; after ``max_restarts`` restarts the remaining checks are
-``error`` too and the run is a harness failure (exit code 2).
+``error`` too and the run is a harness failure (exit code 2). An exception from Rescind's
+own check code (not the driver's fault) makes that check an ``error`` and the run a harness
+failure too, but never ends the run without a report.
 """
 
 from __future__ import annotations
@@ -92,6 +94,13 @@ def run_checks(
                         driver = start_driver()
                     except HarnessFailure as again:
                         failures.append(f"restart: {again}")
+            except Exception as internal:
+                # A bug in Rescind's own check code (a generator, an interpreter): the run
+                # still ends with a report, this check is an error and the run a harness
+                # failure (exit 2); the driver did nothing wrong and is kept.
+                problem = f"internal error in Rescind: {type(internal).__name__}: {internal}"
+                failures.append(f"{check.id}: {problem}")
+                outcome = Outcome("error", problem)
             outcome = attrs.evolve(outcome, seconds=time.monotonic() - begin)
         outcome = _apply_expectation(check, outcome, expected)
         results.append(Result(check, outcome))

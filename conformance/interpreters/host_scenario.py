@@ -302,8 +302,16 @@ class HostScenarioRun(TraceRun):
     # -- running ---------------------------------------------------------------------------
 
     def final(self) -> dict[str, Json]:
+        """The stored record (or null), every driver's state and every worker's counts.
+        When the store refuses to open the record (a record put back, or removed, under a
+        newer rollback floor: RC-13) ``stored`` is that refusal as a step outcome
+        (``{"error": code, "details": ..}``): it is the store's answer, not a broken run."""
+        try:
+            stored = self.do_stored({})
+        except RescindError as error:
+            stored = error_outcome(error)
         return {
-            "stored": self.do_stored({}),
+            "stored": stored,
             "drivers": {
                 name: self._driver_state(names.driver) for name, names in self.drivers.items()
             },
