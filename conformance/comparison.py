@@ -7,7 +7,9 @@ whose compact JSON passes ``MAX_VALUE_BYTES`` keeps what fits and marks the rest
 published expectation and the reply.
 
 The differences follow ``vectorchecks.compare`` exactly (informative keys are skipped, an
-expected error object matches any object with that code, keys the reply adds are ignored), but
+expected error object inside a result is compared by its code and, when the code matches, by
+every other non-informative key beside it; a top-level error reply carries only its code;
+keys the reply adds are ignored), but
 list every differing path instead of the first: ``path`` is an RFC 6901 JSON pointer into
 ``expected`` and ``actual``, and ``at`` says where ``expected`` sits in the vector's
 ``expected`` (``/steps/3`` for a trace step, ``/f64`` for the informative profile answer).
@@ -262,9 +264,8 @@ def differences(
         if not isinstance(actual, Mapping):
             yield path, expected, actual
             return
-        if "error" in expected and "error" in actual:
-            if expected["error"] != actual["error"]:
-                yield (*path, "error"), expected["error"], actual["error"]
+        if "error" in expected and "error" in actual and expected["error"] != actual["error"]:
+            yield (*path, "error"), expected["error"], actual["error"]
             return
         for key, value in expected.items():
             if key in INFORMATIVE_KEYS:

@@ -146,14 +146,14 @@ def compare(expected: Mapping[str, Any], reply: Reply) -> str | None:
 
 
 def _difference(expected: Any, actual: Any, path: str) -> str | None:
-    """Structural comparison: informative keys are skipped, and an expected error object
-    (``{"error": code, ...}``) matches any object with that code."""
+    """Structural comparison: informative keys are skipped; an expected error object
+    (``{"error": code, ...}``) is compared by its code first, then by every other
+    non-informative key beside it (a ``state`` or ``after`` next to the code)."""
     if isinstance(expected, Mapping):
         if not isinstance(actual, Mapping):
             return f"{path or 'result'} is not an object"
-        if "error" in expected and "error" in actual:
-            same = expected["error"] == actual["error"]
-            return None if same else f"{path}: error {actual['error']} != {expected['error']}"
+        if "error" in expected and "error" in actual and expected["error"] != actual["error"]:
+            return f"{path}: error {actual['error']} != {expected['error']}"
         for key, value in expected.items():
             if key in INFORMATIVE_KEYS:
                 continue

@@ -312,3 +312,40 @@ def test_bounded_values_stay_within_their_budget(value: Any, budget: int) -> Non
     assert _compact_size(copied) <= budget
     if not cut:
         assert copied == value
+
+
+def _wrong_state_beside_errors(message: Mapping[str, Any]) -> dict[str, Any]:
+    """The reference, except that every compensation-reconcile step refused with an error
+    reports one more inverse call in the state beside the (right) code."""
+    reply = reference(message)
+    if message.get("op") != "session.compensation-reconcile" or "ok" not in reply:
+        return reply
+    steps = [dict(step) for step in reply["ok"]["steps"]]
+    for step in steps:
+        if "error" in step and "state" in step:
+            step["state"] = {**step["state"], "inverse_calls": step["state"]["inverse_calls"] + 1}
+    return {**reply, "ok": {**reply["ok"], "steps": steps}}
+
+
+def test_a_wrong_state_beside_the_right_error_code_fails() -> None:
+    check_id = "cr.gate.upstream-profile-refuses"
+    test = _vector("compensation-reconcile", check_id)
+    refused = [i for i, step in enumerate(test["expected"]["steps"]) if "error" in step]
+    assert refused  # the vector refuses steps and states what the worker holds beside
+    assert _entry(_run(reference, check_id), check_id)["status"] == "pass"
+    entry = _entry(_run(_wrong_state_beside_errors, check_id), check_id)
+    assert entry["status"] == "fail"
+    assert [d["path"] for d in entry["comparison"]["differences"]] == [
+        f"/steps/{i}/state/inverse_calls" for i in refused
+    ]
+    assert entry["message"].startswith(f"/steps/{refused[0]}/state/inverse_calls")
+
+
+@pytest.mark.parametrize("informative", ["details", "reason", "note"])
+def test_informative_keys_beside_an_error_code_are_still_not_compared(informative: str) -> None:
+    expected = {"steps": [{"error": "e", informative: 1, "state": 2}]}
+    assert (
+        compare(expected, Reply(ok={"steps": [{"error": "e", informative: 9, "state": 2}]})) is None
+    )
+    assert compare(expected, Reply(ok={"steps": [{"error": "e", "state": 3}]})) is not None
+    assert compare(expected, Reply(ok={"steps": [{"error": "e"}]})) == "/steps/0/state missing"
