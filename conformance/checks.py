@@ -2,7 +2,8 @@
 
 Tiers: ``must`` (a failure fails the run), ``should`` (reported, never fails the run: e.g.
 an ``acceptable`` vector where upstream's behaviour was not reproduced) and ``profile``
-(runs only for a profile the implementation declares, e.g. ``splash-v5-f64``).
+(runs only for a profile the implementation declares, e.g. ``splash-v5-f64``; a driver that
+declares the profile is held to it, so a failure fails the run like a ``must``).
 
 Statuses: ``pass``, ``fail``, ``not-applicable`` (the implementation does not declare the
 capability or profile; never counted as a pass), ``error`` (the driver broke the protocol
@@ -20,6 +21,9 @@ from rescind.conformance.comparison import Comparison
 from rescind.conformance.harness import Driver
 
 Tier = Literal["must", "should", "profile"]
+REQUIRED_TIERS: frozenset[str] = frozenset({"must", "profile"})
+"""Tiers whose failure fails the run. A ``profile`` check runs only for a driver that
+declares its profile (otherwise it is ``not-applicable``), and a declared profile is required."""
 Status = Literal["pass", "fail", "not-applicable", "error", "xfail", "xpass"]
 
 
@@ -56,4 +60,4 @@ class Result:
 
     @property
     def failed(self) -> bool:
-        return self.check.tier == "must" and self.outcome.status in ("fail", "error")
+        return self.check.tier in REQUIRED_TIERS and self.outcome.status in ("fail", "error")

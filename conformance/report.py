@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
-from rescind.conformance.checks import Check, Result
+from rescind.conformance.checks import REQUIRED_TIERS, Check, Result
 from rescind.conformance.comparison import Comparison
 from rescind.conformance.provenance import KINDS
 from rescind.conformance.runner import RunReport
@@ -116,7 +116,7 @@ def write_junit(report: RunReport, path: Path) -> None:
                 time=f"{result.outcome.seconds:.6f}",
             )
             status = result.outcome.status
-            if status == "fail" and result.check.tier == "must":
+            if status == "fail" and result.check.tier in REQUIRED_TIERS:
                 ElementTree.SubElement(case, "failure", message=result.outcome.message)
             elif status == "error":
                 ElementTree.SubElement(case, "error", message=result.outcome.message)
@@ -168,11 +168,13 @@ def to_markdown(report: RunReport) -> str:
 
 
 def expected_failures_text(report: RunReport) -> str:
-    """The fresh expected-failures list: every must check that failed or errored now."""
+    """The fresh expected-failures list: every required (``must`` or declared ``profile``)
+    check that failed or errored now."""
     failing = sorted(
         result.check.id
         for result in report.results
-        if result.check.tier == "must" and result.outcome.status in ("fail", "error", "xfail")
+        if result.check.tier in REQUIRED_TIERS
+        and result.outcome.status in ("fail", "error", "xfail")
     )
     header = "# Rescind expected failures: one check id per line; '#' starts a comment.\n"
     return header + "".join(f"{check_id}\n" for check_id in failing)

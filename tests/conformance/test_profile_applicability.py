@@ -100,3 +100,47 @@ def test_a_driver_declaring_both_profiles_runs_both() -> None:
     )
     status = _status(report)
     assert status["codec.numbers.f64"] == "pass" and status["codec.numbers.ap"] == "pass"
+
+
+def _ignores_the_f64_profile(declared: list[str]) -> Callable[[], InProcessDriver]:
+    """The reference declaring ``declared``, but answering every splash-v5-f64 request
+    with its splash-v5 bytes (the number mode is ignored)."""
+
+    def ignoring(message: Mapping[str, Any]) -> dict[str, Any]:
+        args = message.get("args", {})
+        if _asks_for(args, F64):
+            message = {**message, "args": {**args, "profile": AP}}
+        reply = handle(message)
+        if message.get("op") == "hello":
+            reply["ok"]["profiles"] = declared
+        return reply
+
+    return lambda: InProcessDriver(ignoring)
+
+
+def _number_mode_differs() -> set[str]:
+    """Canonical-input vectors flagged as having another answer under splash-v5-f64, read
+    from the JSON."""
+    return {
+        f"{test['id']}.f64"
+        for document in load_vector_files()
+        if document["topic"] == "canonical-input"
+        for group in document["testGroups"]
+        for test in group["tests"]
+        if "NumberModeDiffers" in test["flags"]
+    }
+
+
+def test_a_failing_check_of_a_declared_profile_fails_the_run() -> None:
+    checks = [check for check in _checks() if check.source == "canonical-input"]
+    declared = run_checks(checks, _ignores_the_f64_profile([AP, F64]))
+    failing = {r.check.id for r in declared.results if r.outcome.status == "fail"}
+    assert failing and failing <= _number_mode_differs()
+    assert {r.check.tier for r in declared.results if r.check.id in failing} == {"profile"}
+    assert declared.failed and declared.exit_code() == 1
+    # The same driver declaring only splash-v5 is never asked: nothing fails, exit 0.
+    undeclared = run_checks(checks, _ignores_the_f64_profile([AP]))
+    assert {r.outcome.status for r in undeclared.results if r.check.id in failing} == {
+        "not-applicable"
+    }
+    assert undeclared.exit_code() == 0

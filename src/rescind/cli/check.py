@@ -18,7 +18,7 @@ from rescind.cli import _scale_out as scale_out
 from rescind.conformance import report as reports
 from rescind.conformance import report_html
 from rescind.conformance.catalogue import all_checks
-from rescind.conformance.checks import Check, Outcome
+from rescind.conformance.checks import REQUIRED_TIERS, Check, Outcome
 from rescind.conformance.driver import handle
 from rescind.conformance.harness import DEFAULT_TIMEOUT, InProcessDriver, SubprocessDriver
 from rescind.conformance.report_merge import plan_section, run_section
@@ -212,7 +212,7 @@ def _print_summary(result: RunReport) -> None:
     console.print(table)
     console.print(_provenance_table(result))
     for item in result.results:
-        if item.outcome.status in ("fail", "error") and item.check.tier == "must":
+        if item.outcome.status in ("fail", "error") and item.check.tier in REQUIRED_TIERS:
             console.print(
                 f"[red]FAIL[/red] {item.check.id} ({item.check.rule}): {item.outcome.message}"
             )
