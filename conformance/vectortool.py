@@ -21,7 +21,7 @@ import jsonschema
 
 from rescind.conformance.provenance import KINDS
 from rescind.conformance.vectorformat import PROFILES, RESULTS, VectorFile, VectorTest, render
-from rescind.conformance.vectorretired import Retirement, retired_by_id
+from rescind.conformance.vectorretired import Retirement, live_id, retired_by_id
 from rescind.conformance.vectorsets import discover
 
 REGISTRY_NAME = "registry.json"
@@ -208,7 +208,10 @@ def registry_problems(
     for test_id, retirement in sorted(retired.items()):
         if test_id in tests:
             problems.append(f"retired test id {test_id} is exported again; use a new id")
-        if retirement.replaced_by not in tests:
+        # A replacement may itself be retired later (its expectation changed again): the
+        # chain must end in an exported id.
+        current = live_id(retirement.replaced_by, tuple(retired.values()))
+        if current not in tests:
             problems.append(f"{retirement.replaced_by}, which replaces {test_id}, is not exported")
     return problems
 

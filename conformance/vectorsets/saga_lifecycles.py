@@ -19,7 +19,7 @@ from rescind.conformance.interpreters.saga_documents import (
     transition_document,
     work_item_document,
 )
-from rescind.conformance.provenance import Provenance, assumed, derived
+from rescind.conformance.provenance import Provenance, assumed, derived, upstream
 from rescind.conformance.vectorformat import Flag, VectorFile, VectorGroup, VectorTest
 from rescind.conformance.vectorretired import live_id
 from rescind.conformance.vectorsets._saga_evidence import (
@@ -64,6 +64,16 @@ NOTES = (
         "Inferred",
         "this outcome is derived from upstream's code paths rather than asserted by a test",
         "an implementation may legitimately differ until upstream confirms it",
+    ),
+    Flag(
+        "UnlinkedCompensationItem",
+        "treating a compensation plan item without a compensated-item link as an error",
+        "CaseHub completes or faults such an item like any other compensation item",
+    ),
+    Flag(
+        "InFlightRetry",
+        "skipping, in upstream's sequential mode, a step whose older compensation item runs",
+        "a retry from COMPENSATION_FAULTED dispatches nothing where CaseHub starts a second item",
     ),
 )
 
@@ -377,6 +387,73 @@ CASE_SCENARIOS: list[
         [COMPENSATE, _status("i-a-cmp-2")],
     ),
     (
+        "case.retry-while-an-old-item-is-in-flight",
+        "SG-93",
+        "a retry from COMPENSATION_FAULTED while the step's first compensation item is still "
+        "RUNNING: sequential mode dispatches a second item for the same original",
+        ("InFlightRetry",),
+        _scenario(
+            ONE_STEP,
+            _case(
+                [
+                    _item("i-a", "step-a"),
+                    _item(
+                        "i-a-cmp-1",
+                        "undo-step-a",
+                        "RUNNING",
+                        compensation=True,
+                        compensatesItemId="i-a",
+                    ),
+                ],
+                status="COMPENSATION_FAULTED",
+            ),
+        ),
+        [COMPENSATE],
+    ),
+    (
+        "case.retry-while-an-old-item-is-in-flight.batched",
+        "SG-47",
+        "the same retry in batched mode (the design): the step with an item in flight is not "
+        "dispatched again",
+        ("CodeVersusDesign",),
+        _scenario(
+            ONE_STEP,
+            _case(
+                [
+                    _item("i-a", "step-a"),
+                    _item(
+                        "i-a-cmp-1",
+                        "undo-step-a",
+                        "RUNNING",
+                        compensation=True,
+                        compensatesItemId="i-a",
+                    ),
+                ],
+                status="COMPENSATION_FAULTED",
+            ),
+            concurrency="batched",
+        ),
+        [COMPENSATE],
+    ),
+    (
+        "case.unlinked-compensation-item-completes",
+        "SG-86",
+        "while COMPENSATING, a compensation item without a link to an original completes: no "
+        "step event, the next step starts, and the unlinked item never counts as done",
+        ("UnlinkedCompensationItem",),
+        _scenario(
+            ONE_STEP,
+            _case(
+                [
+                    _item("i-a", "step-a"),
+                    _item("u-1", "undo-step-a", "RUNNING", compensation=True),
+                ],
+                status="COMPENSATING",
+            ),
+        ),
+        [_status("u-1")],
+    ),
+    (
         "case.ch-s9.unsupported-target",
         "SG-45",
         "CH-S9: a sub-case undo cannot be dispatched",
@@ -571,6 +648,24 @@ WORK_SCENARIOS: list[
         ],
     ),
     (
+        "work-item.compensator-completed-by-the-system",
+        "SG-89",
+        "the compensator is completed by the system call (complete_from_system), not by its "
+        "assignee: the original becomes COMPENSATED all the same",
+        (),
+        _work(_wi("w")),
+        [_do("compensate", "w", newId="c"), _do("complete_from_system", "c")],
+    ),
+    (
+        "work-item.compensate-a-pending-compensator",
+        "SG-61",
+        "compensating the compensator while it is still PENDING is refused (it is not "
+        "COMPLETED, and a compensation is a pair, never a chain)",
+        (),
+        _work(_wi("w")),
+        [_do("compensate", "w", newId="c"), _do("compensate", "c", newId="c2")],
+    ),
+    (
         "work-item.completed-status-never-moves",
         "SG-60",
         "a COMPLETED item refuses every lifecycle trigger",
@@ -590,6 +685,31 @@ _SCENARIO_EVIDENCE: dict[str, Provenance] = {
     "case.undo-rejected-ignored": casehub_code("onCompensationPlanItemStateChanged", note=_IDS),
     "case.worker-missing": casehub_code("dispatchCompensatingBinding", note=_IDS),
     "case.definition-missing": casehub_code("fireNextCompensationStep"),
+    "case.retry-while-an-old-item-is-in-flight": casehub_code(
+        "compensate",
+        "fireNextCompensationStep",
+        note="only COMPLETED linked compensation items count; " + _IDS,
+    ),
+    "case.retry-while-an-old-item-is-in-flight.batched": casehub_design(
+        "5.2 (independent steps concurrently)", "the in-flight skip is Rescind's batched mode"
+    ),
+    "case.unlinked-compensation-item-completes": casehub_code(
+        "onCompensationPlanItemStateChanged", "fireNextCompensationStep", note=_IDS
+    ),
+    "work-item.compensator-completed-by-the-system": upstream(
+        "upstream-code",
+        "mdproctor/work",
+        "8e618273714dcdf467dc89f8af974a22f24d401e",
+        "runtime/src/main/java/io/casehub/work/runtime/event/CompensationLifecycleObserver.java",
+        "CompensationLifecycleObserver.onWorkItemLifecycle (any event after which the compensator"
+        " is COMPLETED marks the original); WorkItemService.completeFromSystem (version with"
+        " compensate, commit not reported)",
+    ),
+    "work-item.compensate-a-pending-compensator": derived(
+        "SG-61",
+        note="WorkItemService.compensate's guards (the version with compensate, commit not"
+        " reported); the order in which they refuse is Rescind's reading",
+    ),
     "work-item.ch-s15.happy-path": casehub_design("6.1 and 6.2 (compensating work items)"),
     "work-item.ch-s16.guards": casehub_design(
         "6.2 (compensate guards)", "refusing an unknown item is Rescind's"

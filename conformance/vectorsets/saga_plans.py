@@ -17,6 +17,7 @@ from rescind.conformance.interpreters.saga_documents import (
 )
 from rescind.conformance.provenance import Provenance, assumed, derived, upstream
 from rescind.conformance.vectorformat import Flag, VectorFile, VectorGroup, VectorTest
+from rescind.conformance.vectorretired import live_id
 from rescind.conformance.vectorsets._saga_evidence import (
     AGENTCTL,
     AGENTCTL_COMPILER,
@@ -295,6 +296,24 @@ PLAN_CASES: list[tuple[str, str, str, tuple[str, ...], dict[str, Any], str]] = [
         "valid",
     ),
     (
+        "plan.selection-repeats-collapse",
+        "SG-82",
+        "a selection that repeats a task and names two tasks out of sorted order: the repeat "
+        "collapses, selectedTasks is sorted and the plan still walks the reverse order",
+        (),
+        doc(s1(), selection=["second", "first", "second"]),
+        "valid",
+    ),
+    (
+        "plan.selection-blocks-sorted",
+        "SG-82",
+        "three selected ids out of sorted order, two unknown and one without compensate: the "
+        "selection blocks come out sorted by task id",
+        (),
+        doc(s1(), selection=["zeta", "fail", "alpha"]),
+        "valid",
+    ),
+    (
         "plan.ag-s14.running-source",
         "SG-10",
         "AG-S14: a running source cannot be planned for",
@@ -549,7 +568,7 @@ def _vector(
         raise ValueError(f"{test_id}: the reference says {result}, the author meant {meant}")
     provenance = provenance_of(test_id, rule, flags)
     return VectorTest(
-        test_id, rule, comment, document, expected, result, flags, provenance=provenance
+        live_id(test_id), rule, comment, document, expected, result, flags, provenance=provenance
     )
 
 
@@ -565,6 +584,21 @@ def provenance_of(test_id: str, rule: str, flags: tuple[str, ...]) -> Provenance
         return assumed(
             f"{rule}: a detail upstream does not settle (a template grammar, approval per retry "
             "or an id layout); Rescind's choice is assumed here"
+        )
+    if rule == "SG-82":
+        return agentctl_code(
+            "plan_compensation", note="the selection is a BTreeSet built from the selected slice"
+        )
+    if rule == "SG-92":
+        commit, path = AGENTCTL_COMPILER_EXPANSION
+        return upstream(
+            "upstream-code",
+            AGENTCTL,
+            commit,
+            path,
+            "compile_compensation (check order; returns None without action: or for an unknown"
+            " action), compile (compile_compensation in one loop over the tasks,"
+            " validate_compensation_templates in a second); diagnostics are Rescind's shape",
         )
     if "AgentctlTemplate" in flags:
         return upstream(
@@ -1022,7 +1056,56 @@ def _undo(uses: str = "action:write", /, **extra: Any) -> dict[str, Any]:
     return {"uses": uses, **extra}
 
 
+_BAD_WITH = {"with": {"path": "${{ }}", "from": "${{ tasks.ghost.output }}"}}
+"""A compensate input with an empty expression and a template naming an unknown task."""
+
 DECLARATION_CASES: list[tuple[str, str, str, tuple[str, ...], dict[str, Any], str]] = [
+    (
+        "declare.no-named-action-stops-the-task",
+        "SG-92",
+        "an inverse that names no action (agent:x) with broken bounds and templates: one "
+        "not_a_named_action, no bound or template diagnostic for that task",
+        ("AgentctlTemplate",),
+        _workflow(
+            {
+                "id": "create",
+                "uses": "action:write",
+                "compensate": _undo("agent:x", retry={"maxAttempts": 0}, **_BAD_WITH),
+            }
+        ),
+        "valid",
+    ),
+    (
+        "declare.missing-action-stops-the-task",
+        "SG-92",
+        "a non-mutating task whose inverse action is missing, with broken bounds and templates: "
+        "no_mutating_effect then missing_action, nothing else for that task",
+        ("AgentctlTemplate",),
+        _workflow(
+            {
+                "id": "calc",
+                "uses": "action:assign",
+                "compensate": _undo("action:gone", timeoutSeconds=0, **_BAD_WITH),
+            }
+        ),
+        "valid",
+    ),
+    (
+        "declare.templates-after-every-other-check",
+        "SG-92",
+        "task a has a bad template, task b a broken bound and a read inverse: b's "
+        "action_not_effectful and out_of_bounds come before a's template diagnostics",
+        ("AgentctlTemplate",),
+        _workflow(
+            {"id": "a", "uses": "action:write", "compensate": _undo(**_BAD_WITH)},
+            {
+                "id": "b",
+                "uses": "action:write",
+                "compensate": _undo("action:read", retry={"backoffMs": 60001}),
+            },
+        ),
+        "valid",
+    ),
     (
         "declare.valid-write",
         "SG-32",

@@ -26,6 +26,7 @@ from rescind.conformance.interpreters.saga_documents import (
 )
 from rescind.conformance.provenance import Provenance, upstream
 from rescind.conformance.vectorformat import Flag, VectorFile, VectorGroup, VectorTest
+from rescind.conformance.vectorretired import live_id
 from rescind.reference.errors import RescindError
 
 TOPIC = "saga-upstream-tests"
@@ -114,7 +115,7 @@ def _vectors(
         expected, result = _answer(compute, port.input)
         tests.append(
             VectorTest(
-                f"{prefix}.{_words(port.test)}",
+                live_id(f"{prefix}.{_words(port.test)}"),
                 port.rule,
                 port.comment,
                 port.input,

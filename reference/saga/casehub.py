@@ -9,7 +9,9 @@ Which steps remain: completed, non-compensation items with a ``compensate`` bind
 originals of COMPLETED compensation items (a FAULTED one does not count, so a retry redoes
 exactly the faulted step). Order: ``SEQUENTIAL`` follows the upstream code (one step at a time,
 ``dfs_reverse_postorder``); ``BATCHED`` follows the design (every step whose dependents are all
-compensated runs in the same round, ``compensation_batches``). Case status only ever changes
+compensated runs in the same round, ``compensation_batches``). Only COMPLETED compensation
+items count, so in sequential mode a retry dispatches a new item for a step whose older item
+is still in flight (SG-93); batched mode skips such a step. Case status only ever changes
 through ``CASE_TABLE``.
 """
 
@@ -222,11 +224,18 @@ class Coordinator:
             progress.move("steps_exhausted")
             progress.log(EventKind.COMPENSATION_COMPLETED)
             return
-        in_flight = {
-            item.compensates_item_id
-            for item in progress.case.items
-            if item.compensation and item.status in IN_FLIGHT
-        }
+        # SG-93: upstream's code (sequential) counts only COMPLETED compensation items, so
+        # a retry dispatches a new item even while an older one is still in flight; only
+        # the batched (design) mode leaves a step with an item in flight alone.
+        in_flight = (
+            set()
+            if self.concurrency is Concurrency.SEQUENTIAL
+            else {
+                item.compensates_item_id
+                for item in progress.case.items
+                if item.compensation and item.status in IN_FLIGHT
+            }
+        )
         for original in self.next_steps(definition, remaining):
             if original.item_id in in_flight:
                 continue

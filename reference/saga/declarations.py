@@ -5,7 +5,8 @@ inverse only when it can mutate something, the inverse must be a named *effectfu
 exists, its numbers must be in bounds, its input templates must be valid and name existing
 tasks (its own output included, ``needs`` not required), and a sub-workflow invocation may not
 declare one.
-Checks return every diagnostic instead of stopping at the first, like a compiler.
+Checks return every diagnostic instead of stopping at the first, like a compiler, except
+where agentctl's ``compile_compensation`` stops a task's checks (SG-92).
 """
 
 from __future__ import annotations
@@ -134,10 +135,14 @@ def potentially_mutating(workflow: WorkflowDefinition, task: TaskDefinition) -> 
     return False
 
 
-def _check_task(workflow: WorkflowDefinition, task: TaskDefinition) -> list[Diagnostic]:
+def _check_task(
+    workflow: WorkflowDefinition, task: TaskDefinition
+) -> tuple[list[Diagnostic], bool]:
+    """The declaration's own diagnostics, and whether its templates are checked later
+    (SG-92: a compensation naming no action, or a missing one, stops that task's checks)."""
     declaration = task.compensate
     if declaration is None:
-        return []
+        return [], False
     found: list[Diagnostic] = []
 
     def add(rule: CompileRule, subject: str = "") -> None:
@@ -145,35 +150,50 @@ def _check_task(workflow: WorkflowDefinition, task: TaskDefinition) -> list[Diag
 
     if _target(task.uses)[0] == "workflow":
         add(CompileRule.WORKFLOW_TASK_COMPENSATE, "compensate")
-        return found
+        return found, False
     if not potentially_mutating(workflow, task):
         add(CompileRule.NO_MUTATING_EFFECT)
     if not declaration.uses.startswith(ACTION_PREFIX):
         add(CompileRule.NOT_A_NAMED_ACTION, declaration.uses.partition(":")[0])
-    else:
-        kind = workflow.action_kind(declaration.action)
-        if kind is None:
-            add(CompileRule.MISSING_ACTION, declaration.action)
-        elif kind not in EFFECTFUL_ACTION_KINDS:
-            add(CompileRule.ACTION_NOT_EFFECTFUL, declaration.action)
+        return found, False
+    kind = workflow.action_kind(declaration.action)
+    if kind is None:
+        add(CompileRule.MISSING_ACTION, declaration.action)
+        return found, False
+    if kind not in EFFECTFUL_ACTION_KINDS:
+        add(CompileRule.ACTION_NOT_EFFECTFUL, declaration.action)
     retry = declaration.retry
     for field in bound_problems(retry.max_attempts, retry.backoff_ms, declaration.timeout_seconds):
         add(CompileRule.OUT_OF_BOUNDS, field)
-    value = json.loads(declaration.with_json)
+    return found, True
+
+
+def _check_templates(workflow: WorkflowDefinition, task: TaskDefinition) -> list[Diagnostic]:
+    assert task.compensate is not None
+    value = json.loads(task.compensate.with_json)
+    found: list[Diagnostic] = []
     if invalid_templates(value):
-        add(CompileRule.INVALID_TEMPLATE)
+        found.append(Diagnostic(task.task_id, CompileRule.INVALID_TEMPLATE))
     known = {other.task_id for other in workflow.tasks}
     for referenced in referenced_tasks(value):
         if referenced not in known:
-            add(CompileRule.MISSING_TEMPLATE_TASK, referenced)
+            found.append(Diagnostic(task.task_id, CompileRule.MISSING_TEMPLATE_TASK, referenced))
     return found
 
 
 def check_compensation(workflow: WorkflowDefinition) -> tuple[Diagnostic, ...]:
-    """Every compile-time diagnostic about compensate declarations, in task order."""
-    return tuple(
-        diagnostic for task in workflow.tasks for diagnostic in _check_task(workflow, task)
-    )
+    """Every compile-time diagnostic about compensate declarations (SG-92): first each
+    task's declaration checks, in task order; then, in a second pass over the tasks, the
+    template checks of every declaration whose checks were not stopped."""
+    first: list[Diagnostic] = []
+    templated: list[TaskDefinition] = []
+    for task in workflow.tasks:
+        found, go_on = _check_task(workflow, task)
+        first.extend(found)
+        if go_on:
+            templated.append(task)
+    second = [diagnostic for task in templated for diagnostic in _check_templates(workflow, task)]
+    return (*first, *second)
 
 
 FOREACH_BINDING = "item"

@@ -33,6 +33,7 @@ from rescind.reference.saga.lineage import CompensationRun, CompensationTask, Li
 from rescind.reference.saga.planner import Block, CompensationPlan, plan_compensation
 from rescind.reference.saga.transitions import fire
 from rescind.reference.saga.workflow import (
+    ACTION_PREFIX,
     DEFAULT_TIMEOUT_SECONDS,
     OnFailure,
     RetryPolicy,
@@ -184,7 +185,7 @@ def _drive_task(
                 run_id=run.run_id,
                 task_id=task.compensation_task_id,
                 attempt=attempt,
-                operation=task.action,
+                operation=task.action.removeprefix(ACTION_PREFIX),
                 input_digest=_input_digest(task),
                 effect_class=script.effect_class,
                 approval_required=run.approval_required,
@@ -304,7 +305,7 @@ def generated_workflow(lineage: Lineage, run: CompensationRun) -> dict[str, Any]
         "tasks": [
             {
                 "id": task.compensation_task_id,
-                "uses": f"action:{task.action}",
+                "uses": task.action,
                 "with": json.loads(task.input_json),
                 "needs": [],
                 "failure": "continue",

@@ -91,8 +91,12 @@ class Reader:
     def identifier(self) -> str:
         return require_identifier(self.path, self.text())
 
+    def identifier_list(self) -> tuple[str, ...]:
+        """Identifiers, repeats allowed."""
+        return tuple(item.identifier() for item in self.items())
+
     def identifiers(self) -> tuple[str, ...]:
-        values = tuple(item.identifier() for item in self.items())
+        values = self.identifier_list()
         if len(set(values)) != len(values):
             raise self.fail("repeats a value")
         return values
@@ -279,7 +283,8 @@ def read_lineage(document: Any) -> tuple[Lineage, tuple[str, ...]]:
     found = reader.get("reconciliations")
     for item in [] if found is None else found.items():
         lineage = apply_reconciliation(lineage, item)
-    return lineage, _opt(reader, "selection", (), Reader.identifiers)
+    # SG-82: the selection is a sorted set; a repeated id collapses rather than being refused.
+    return lineage, _opt(reader, "selection", (), Reader.identifier_list)
 
 
 def read_binding(reader: Reader) -> Binding:

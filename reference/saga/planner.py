@@ -240,8 +240,8 @@ def plan_compensation(
         except TemplateError:
             blocks.append(Block(task_id, BlockRule.COMPENSATION_INPUT_UNAVAILABLE))
             continue
-        action = task.compensate.action
-        entries.append(PlanEntry(task_id, action, tuple(eligible), input_json))
+        # SG-91: the plan names the inverse by its ``uses`` as written (``action:NAME``).
+        entries.append(PlanEntry(task_id, task.compensate.uses, tuple(eligible), input_json))
     plan = CompensationPlan(
         source_run_id=source.run_id,
         automatic=source.policy.on_failure is OnFailure.AUTOMATIC,

@@ -273,3 +273,23 @@ def test_batched_chain_is_strictly_reverse_and_fault_keeps_siblings() -> None:
     assert late.case.status is C.COMPENSATION_FAULTED and late.events == ()
     retry = start(late.case, coordinator)
     assert [d.binding for d in retry.dispatches] == ["undo-b"]
+
+
+@pytest.mark.parametrize("old", [P.PENDING, P.DISPATCHING, P.RUNNING])
+def test_sg93_sequential_retry_dispatches_beside_an_item_in_flight(old: PlanItemStatus) -> None:
+    # CaseHub's fireNextCompensationStep counts only COMPLETED compensation items: the
+    # original stays remaining and is dispatched again, next to the one still in flight.
+    c = case(
+        ONE_STEP,
+        PlanItem("i-a", "step-a"),
+        PlanItem("i-a-cmp-1", "undo-step-a", old, True, "i-a"),
+        status=C.COMPENSATION_FAULTED,
+    )
+    t = start(c)
+    (dispatch,) = t.dispatches
+    assert dispatch.binding == "undo-step-a" and dispatch.item_id != "i-a-cmp-1"
+    linked = [i for i in t.case.items if i.compensates_item_id == "i-a"]
+    assert [i.status for i in linked] == [old, P.DISPATCHING]
+    # Batched mode (the design, Rescind's) leaves the step with an item in flight alone.
+    batched = start(c, Coordinator(Concurrency.BATCHED))
+    assert batched.dispatches == () and batched.case.status is C.COMPENSATING

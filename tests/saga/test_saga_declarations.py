@@ -155,3 +155,50 @@ def test_planner_input_rejects_what_the_compiler_rejects() -> None:
             SourceRun(
                 run_id="r", state=RunState.FAILED, tasks=(SourceTask("t", compensate=declaration),)
             )
+
+
+_BROKEN = {
+    "retry": RetryPolicy(max_attempts=0),
+    "timeout_seconds": 0,
+    "with_json": '{"path": "${{ }}", "from": "${{ tasks.ghost.output }}"}',
+}
+
+
+@pytest.mark.parametrize(
+    ("forward", "undo", "expected"),
+    [
+        # agentctl's compile_compensation returns early after these two: nothing follows.
+        ("action:write", "agent:x", [("not_a_named_action", "UnsupportedCapability", "agent")]),
+        (
+            "action:assign",
+            "action:gone",
+            [
+                ("no_mutating_effect", "UnsupportedCapability", ""),
+                ("missing_action", "MissingReference", "gone"),
+            ],
+        ),
+    ],
+)
+def test_sg92_no_named_or_missing_action_stops_the_task(
+    forward: str, undo: str, expected: list[tuple[str, str, str]]
+) -> None:
+    assert found(workflow(task(uses=forward, undo=undo, **_BROKEN))) == expected
+
+
+def test_sg92_template_diagnostics_follow_every_other_check_of_every_task() -> None:
+    first = TaskDefinition(
+        "a",
+        uses="action:write",
+        compensate=CompensateDeclaration(uses="action:write", with_json=_BROKEN["with_json"]),  # type: ignore[arg-type]
+    )
+    second = TaskDefinition(
+        "b",
+        uses="action:write",
+        compensate=CompensateDeclaration(uses="action:read", retry=RetryPolicy(backoff_ms=60001)),
+    )
+    assert [(d.task_id, d.rule.value) for d in check_compensation(workflow(first, second))] == [
+        ("b", "action_not_effectful"),
+        ("b", "out_of_bounds"),
+        ("a", "invalid_template"),
+        ("a", "missing_template_task"),
+    ]

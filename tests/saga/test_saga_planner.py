@@ -85,7 +85,7 @@ def test_ag_s1_reverse_order_executable_complete() -> None:
         "compensate--second",
         "compensate--first",
     ]
-    assert result.tasks[0].action == "restore"
+    assert result.tasks[0].action == "action:restore"  # SG-91: the uses as written
     assert result.to_json()["apiVersion"] == "agentctl.dev/compensation-plan/v1"
 
 
@@ -377,3 +377,28 @@ def test_block_rules_are_the_upstream_names() -> None:
         "unconfirmed_source_effect",
         "compensation_input_unavailable",
     }
+
+
+def test_sg82_a_plan_file_may_repeat_a_selected_task() -> None:
+    from rescind.reference.saga.loading import read_lineage
+
+    document = {
+        "sourceRun": {
+            "runId": "src-1",
+            "state": "failed",
+            "policyApproval": "never",
+            "tasks": [
+                {
+                    "id": "first",
+                    "compensate": {"uses": "action:write"},
+                    "effects": [{"id": "e-1", "status": "succeeded"}],
+                }
+            ],
+        },
+        "selection": ["first", "first"],
+    }
+    lineage, selection = read_lineage(document)
+    assert selection == ("first", "first")
+    result = plan_compensation(lineage, selection)[1]
+    assert result.selected_tasks == ("first",)
+    assert [(e.source_task_id, e.action) for e in result.tasks] == [("first", "action:write")]

@@ -48,6 +48,17 @@ def test_a_retirement_needs_an_exported_replacement() -> None:
     assert problems == [f"{NEW}, which replaces {OLD}, is not exported"]
 
 
+def test_a_replacement_retired_in_turn_needs_the_end_of_its_chain_exported() -> None:
+    newer = "topic.newer-case"
+    chain = {**RETIREMENT, NEW: Retirement(NEW, newer, "expectation changed again")}
+    registry = _registry(OLD, NEW)
+    assert vectortool.registry_problems(registry, {newer: _test("valid")}, chain) == []
+    assert vectortool.registry_problems(registry, {}, chain) == [
+        f"{newer}, which replaces {NEW}, is not exported",
+        f"{NEW}, which replaces {OLD}, is not exported",
+    ]
+
+
 def test_an_id_cannot_be_retired_twice() -> None:
     twice = (RETIREMENT[OLD], Retirement(OLD, "topic.other", "again"))
     with pytest.raises(ValueError, match="retired twice"):
@@ -61,7 +72,7 @@ def test_the_committed_registry_keeps_each_retired_id_and_records_its_retirement
         assert retirement.test_id in registry["ids"]
         assert registry["retired"][retirement.test_id] == retirement.to_json()
         assert retirement.test_id not in exported
-        assert retirement.replaced_by in exported
+        assert live_id(retirement.replaced_by) in exported
 
 
 def _exported_tests() -> list[tuple[str, str]]:
