@@ -1056,6 +1056,58 @@ def _undo(uses: str = "action:write", /, **extra: Any) -> dict[str, Any]:
     return {"uses": uses, **extra}
 
 
+TEMPLATE_OUTPUT = {"path": "a.txt", "meta": {"k": "v"}, "count": 3, "ratio": 1.5}
+TEMPLATE_INPUTS = {"mode": "safe", "flag": True, "zero": 0}
+TEMPLATE_ROWS: tuple[tuple[str, Any, str], ...] = (
+    ("bare-braces", "{{ inputs.mode }}", "`{{ }}` without `$` is literal text"),
+    ("bare-braces-in-text", "at {{ tasks.first.output.path }}", "`{{ }}` inside text is literal"),
+    ("whole-object", "${{ tasks.first.output.meta }}", "one whole expression keeps an object"),
+    ("whole-output", "${{ tasks.first.output }}", "the whole recorded output, as an object"),
+    ("whole-number", "${{ tasks.first.output.count }}", "one whole expression keeps a number"),
+    ("whole-float", "${{ tasks.first.output.ratio }}", "a float stays a JSON number"),
+    ("not-equals", "${{ not inputs.mode == safe }}", "`not A == B`: a negated comparison"),
+    ("not-equals-other", "${{ not inputs.mode == other }}", "`not A == B` when A differs"),
+    ("equals-quoted", '${{ inputs.mode == "safe" }}', "a quoted literal compares as text"),
+    ("not-truthy-zero", "${{ not inputs.zero }}", "`not` of a falsy zero"),
+    ("number-in-text", "n=${{ tasks.first.output.count }}", "a number interpolated into text"),
+    ("float-in-text", "r=${{ tasks.first.output.ratio }}", "a float interpolated into text"),
+    ("object-in-text", "m=${{ tasks.first.output.meta }}", "an object cannot be interpolated"),
+    ("empty-expression", "${{ }}", "an expression that trims to nothing: refused as input"),
+    ("unclosed", "${{ inputs.mode", "`${{` with no `}}` after it: refused as input"),
+)
+"""Template classes (SG-81): each is one compensate input value rendered against the same
+source, through plan, compensation run and the generated workflow's ``with``."""
+
+
+def _template_case(
+    label: str, value: Any, comment: str
+) -> tuple[str, str, str, tuple[str, ...], dict[str, Any], str]:
+    run = source(
+        task("first", eff("e-first"), output=TEMPLATE_OUTPUT),
+        task(
+            "second",
+            eff("e-second"),
+            needs=("first",),
+            compensate={"uses": "action:restore", "with": {"v": value}},
+        ),
+        inputs=TEMPLATE_INPUTS,
+    )
+    steps = [PLAN, _compensate(), {"do": "workflow", "runId": "cmp-1"}]
+    # A syntax error is a compile-time error (SG-32 invalid_template): such a source run
+    # cannot exist, so its file is refused.
+    meant = "invalid" if comment.endswith("refused as input") else "valid"
+    return (
+        f"run.template.{label}",
+        "SG-81",
+        f"compensate input {value!r}: {comment}",
+        ("AgentctlTemplate",),
+        lineage_steps(run, steps),
+        meant,
+    )
+
+
+TEMPLATE_CASES = [_template_case(*row) for row in TEMPLATE_ROWS]
+
 _BAD_WITH = {"with": {"path": "${{ }}", "from": "${{ tasks.ghost.output }}"}}
 """A compensate input with an empty expression and a template naming an unknown task."""
 
@@ -1291,7 +1343,10 @@ def build() -> VectorFile:
         notes=NOTES,
         groups=(
             VectorGroup("plan", tuple(_vector(plan_document, case) for case in PLAN_CASES)),
-            VectorGroup("run", tuple(_vector(run_document, case) for case in EXECUTION_CASES)),
+            VectorGroup(
+                "run",
+                tuple(_vector(run_document, case) for case in (*EXECUTION_CASES, *TEMPLATE_CASES)),
+            ),
             VectorGroup(
                 "declare", tuple(_vector(declare_document, case) for case in DECLARATION_CASES)
             ),

@@ -370,3 +370,43 @@ def test_rendered_vectors_round_trip() -> None:
     for vector_file in FILES.values():
         text = json.dumps(vector_file.to_json(), ensure_ascii=True)
         assert json.loads(text)["topic"] == vector_file.topic
+
+
+# SG-81 by hand: what each template class renders to against output {"path": "a.txt",
+# "meta": {"k": "v"}, "count": 3, "ratio": 1.5} and inputs {"mode": "safe", "flag": true,
+# "zero": 0}; None where the task is blocked (compensation_input_unavailable).
+TEMPLATE_ANSWERS: dict[str, Any] = {
+    "bare-braces": "{{ inputs.mode }}",
+    "bare-braces-in-text": "at {{ tasks.first.output.path }}",
+    "whole-object": {"k": "v"},
+    "whole-output": {"path": "a.txt", "meta": {"k": "v"}, "count": 3, "ratio": 1.5},
+    "whole-number": 3,
+    "whole-float": 1.5,
+    "not-equals": False,
+    "not-equals-other": True,
+    "equals-quoted": True,
+    "not-truthy-zero": True,
+    "number-in-text": "n=3",
+    "float-in-text": "r=1.5",
+    "object-in-text": None,
+}
+
+
+@pytest.mark.parametrize("label", sorted(TEMPLATE_ANSWERS))
+def test_template_classes_render_as_sg81_says(label: str) -> None:
+    results = expected(f"run.template.{label}")["results"]
+    blocked = [b["rule"] for b in results[0]["plan"]["blocked"]]
+    rendered = {t["id"]: t["with"] for t in results[2]["workflow"]["tasks"]}
+    answer = TEMPLATE_ANSWERS[label]
+    if answer is None:
+        assert blocked == ["compensation_input_unavailable"]
+        assert "compensate--second" not in rendered
+    else:
+        assert blocked == [] and rendered["compensate--second"] == {"v": answer}
+        # A bool is never a number here, nor a number a bool.
+        assert type(rendered["compensate--second"]["v"]) is type(answer)
+
+
+@pytest.mark.parametrize("label", ["empty-expression", "unclosed"])
+def test_template_syntax_errors_refuse_the_source(label: str) -> None:
+    assert expected(f"run.template.{label}") == {"error": "saga_invalid_input"}
