@@ -3,7 +3,9 @@
 
 Every test is one scenario run (``rescind.conformance.interpreters.compensation_reconcile``)
 and belongs to the extension's profile, so a driver that declares only ``splash-v5`` gets
-these vectors as not-applicable. The expected document is the reference's run; ``build``
+these vectors as not-applicable, except the ``cr.gate.plain-driver-*`` refusals, which belong
+to ``splash-v5``: a plain driver that declares ``session`` is asked to reconcile and must
+refuse. The expected document is the reference's run; ``build``
 first checks that every step ends the way the case's author intended from the spec, so a
 reference regression cannot silently rewrite a vector. Provenance is ``derived``: there is
 no upstream to observe.
@@ -77,6 +79,9 @@ class Case:
     same_as_unknown_kind: tuple[tuple[int, int], ...] = ()
     """Pairs of step indexes whose whole outcomes must be equal: an extension kind refused
     by ``splash-v5`` and the same line with an invented ``type``."""
+    applies_to: str = PROFILE
+    """The profile of the vector itself: the extension's, or ``splash-v5`` for the refusals
+    every plain driver that declares ``session`` must give (CR-2, CR-1)."""
 
 
 def _lost() -> dict[str, Any]:
@@ -116,6 +121,27 @@ CASES = (
         (*STUCK, _reconcile(), RESEND),
         (*STUCK_OUTCOMES, "extension_not_enabled", "pending_compensation"),
         profile="splash-v5",
+    ),
+    Case(
+        "cr.gate.plain-driver-reconcile",
+        "CR-2",
+        "a plain splash-v5 driver asked to reconcile a compensation whose outcome was lost "
+        "refuses with extension_not_enabled before any lookup; this vector belongs to "
+        "splash-v5, so every driver declaring session runs it",
+        (*STUCK, _reconcile(), RESEND),
+        (*STUCK_OUTCOMES, "extension_not_enabled", "pending_compensation"),
+        profile=UPSTREAM,
+        applies_to=UPSTREAM,
+    ),
+    Case(
+        "cr.gate.plain-driver-frame",
+        "CR-1",
+        "a plain splash-v5 driver sent a reconcile_compensation frame refuses it as an unknown "
+        "type (serialization) before it opens; this vector belongs to splash-v5",
+        (*STUCK, _frame(), RESEND),
+        (*STUCK_OUTCOMES, "serialization", "pending_compensation"),
+        profile=UPSTREAM,
+        applies_to=UPSTREAM,
     ),
     Case(
         "cr.lost-outcome.reconciled",
@@ -286,7 +312,7 @@ def vector(case: Case) -> VectorTest:
         result="valid",
         flags=("RescindExtension",),
         provenance=derived(case.rule),
-        profile=PROFILE,
+        profile=case.applies_to,
     )
 
 

@@ -1,5 +1,6 @@
 """The compensation-reconcile vectors: derived, profile-scoped to the extension, passed by the
-reference driver (which declares the profile) and not-applicable to a splash-v5-only one."""
+reference driver (which declares the profile) and not-applicable to a splash-v5-only one,
+except the plain-driver refusals, which belong to splash-v5 and every session driver runs."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from rescind.conformance.runner import run_checks
 from rescind.conformance.vectorchecks import vector_checks
 
 PROFILE = "splash-v5+compensation-reconcile"
+PLAIN = {"cr.gate.plain-driver-reconcile", "cr.gate.plain-driver-frame"}
 VECTORS = Path(__file__).resolve().parents[2] / "vectors" / "compensation-reconcile.json"
 
 
@@ -42,8 +44,9 @@ def test_every_vector_is_derived_and_belongs_to_the_extension_profile() -> None:
     for test in tests:
         assert test["provenance"]["kind"] == "derived", test["id"]
         assert "compensation-reconcile.md CR-" in test["provenance"]["citation"], test["id"]
-        assert test["profile"] == PROFILE, test["id"]
+        assert test["profile"] == ("splash-v5" if test["id"] in PLAIN else PROFILE), test["id"]
         assert test["rule"].startswith("CR-")
+    assert {test["id"] for test in tests} >= PLAIN
 
 
 def test_the_reference_driver_declares_the_profile_and_passes() -> None:
@@ -54,13 +57,41 @@ def test_the_reference_driver_declares_the_profile_and_passes() -> None:
     assert statuses and set(statuses.values()) == {"pass"}, statuses
 
 
-def test_a_splash_v5_only_driver_gets_not_applicable() -> None:
+def test_a_splash_v5_only_driver_gets_not_applicable_but_for_the_plain_refusals() -> None:
     report = run_checks(_checks(), lambda: _declaring("splash-v5", "splash-v5-f64"))
-    outcomes = {result.outcome.status for result in report.results}
-    assert outcomes == {"not-applicable"}
-    assert all(
-        result.outcome.message == f"profile {PROFILE} not declared" for result in report.results
-    )
+    statuses = {result.check.id: result.outcome.status for result in report.results}
+    assert {statuses[test_id] for test_id in PLAIN} == {"pass"}
+    others = [result for result in report.results if result.check.id not in PLAIN]
+    assert {result.outcome.status for result in others} == {"not-applicable"}
+    assert all(result.outcome.message == f"profile {PROFILE} not declared" for result in others)
+
+
+def _reconciles_anyway(message: Mapping[str, Any]) -> dict[str, Any]:
+    """A plain driver that enables the extension whatever the scenario's profile says."""
+    if message.get("op") == "session.compensation-reconcile":
+        scenario = message["args"]["scenario"]
+        message = {**message, "args": {"scenario": {**scenario, "profile": PROFILE}}}
+    answer = handle(message)
+    if message.get("op") == "hello":
+        answer["ok"]["profiles"] = ["splash-v5"]
+    return answer
+
+
+def _without_the_operation(message: Mapping[str, Any]) -> dict[str, Any]:
+    """A plain session driver that does not implement the operation at all."""
+    if message.get("op") == "session.compensation-reconcile":
+        return {"id": message.get("id"), "unsupported": message["op"]}
+    answer = handle(message)
+    if message.get("op") == "hello":
+        answer["ok"]["profiles"] = ["splash-v5"]
+    return answer
+
+
+def test_a_plain_driver_that_reconciles_or_ignores_the_request_fails() -> None:
+    for handler in (_reconciles_anyway, _without_the_operation):
+        report = run_checks(_checks(), lambda handler=handler: InProcessDriver(handler))
+        failing = {r.check.id for r in report.results if r.outcome.status == "fail"}
+        assert failing == PLAIN and report.exit_code() == 1, handler.__name__
 
 
 def test_the_gate_vector_expects_the_refusal_under_splash_v5() -> None:
