@@ -233,6 +233,32 @@ CASES: list[Case] = [
         call("policy", tenant_scope="tenant-release", grant="no-calls"),
         call("policy", tenant_scope="tenant-release", grant="grant"),
     ], grants={"zero": grant(max_compensations=0), "no-calls": grant(max_calls=0)})),
+    *(
+        (
+            f"ledger.trace.raw-policy.{label}",
+            "HL-7",
+            ("CheckOrder",),
+            f"A compensation policy built raw ({comment}) is refused by its syntax check when a "
+            "compensation is derived or recorded for it, before the operation is looked up (the "
+            "operation exists and succeeded, or is missing); nothing is recorded.",
+            _trace([
+                record_op(),
+                *dispatch_and_observe(),
+                call("raw_policy", tool=tool, tenant_scope=tenant, grant_fingerprint=fingerprint, **{"as": "raw"}),
+                on("derive_compensation_key", operation_key="$op", policy="raw", input=UNDO, nonce=UNDO_NONCE),
+                on("record_compensation", operation_key="$op", policy="raw", compensation_key=OTHER_KEY, input=UNDO),
+                on("record_derived_compensation", operation_key="op-missing", policy="raw", input=UNDO, nonce=UNDO_NONCE),
+                revision(),
+            ]),
+        )
+        for label, comment, tool, tenant, fingerprint in (
+            ("uppercase-grant-fingerprint", "an uppercase grant fingerprint", TOOL, "tenant-release", "AB" * 32),
+            ("short-grant-fingerprint", "a 63-digit grant fingerprint", TOOL, "tenant-release", "ab" * 31 + "a"),
+            ("bad-tenant", "an uppercase tenant scope", TOOL, "Tenant", "ab" * 32),
+            ("tenant-before-fingerprint", "a bad tenant and a bad fingerprint: the tenant is named first", TOOL, "Tenant", "xyz"),
+            ("tool-before-tenant", "a bad tool, tenant and fingerprint: the tool is named first", "Release.Publish", "Tenant", "xyz"),
+        )
+    ),
     ("ledger.trace.grant-drift", "HL-17", (), "After recording, a changed grant (lower output limit, higher compensation budget, an added resource) fails approve with a policy mismatch, whether the policy is rebuilt from it or kept; an earlier approval then fails prepare (edge 34, recovery row: grant drift).", _trace([
         *compensated(),
         approve("a1"),

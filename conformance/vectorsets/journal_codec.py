@@ -215,6 +215,34 @@ NOTES = [
 ]
 
 
+# WJ-3's order, as a class: an original that is not succeeded carrying a compensation that
+# also fails one of its own checks is refused for the original's state, whatever that check.
+_BAD_COMPENSATIONS = {
+    "bad-key": comp(key="undo-1"),
+    "uppercase-key": comp(key="CMP-x"),
+    "uppercase-fingerprint": comp(fp=FP_UNDO.upper()),
+    "bad-grant": comp(grant=FP_GRANT.upper()),
+}
+_NOT_SUCCEEDED = {
+    "pending": PENDING,
+    "running": '{"state":"running"}',
+    "failed": '{"state":"failed","message":"no"}',
+}
+ROWS += [
+    (
+        f"codec.order.{state}-original-{name}-compensation",
+        "WJ-3",
+        "invalid",
+        ORDER,
+        f"a {state} original whose compensation has a {name.replace('-', ' ')}: the original's "
+        "state is checked before the compensation's own checks",
+        _t(journal(rec(text, compensation))),
+    )
+    for state, text in _NOT_SUCCEEDED.items()
+    for name, compensation in _BAD_COMPENSATIONS.items()
+]
+
+
 # The probe's loading rows print Ok("OK") or the error of loading exactly these texts.
 LOADING_ROWS = {
     "codec.probe.roundtrip": "roundtrip",

@@ -159,6 +159,19 @@ EXPECTED_ERRORS: dict[str, list[str]] = {
     ],
     "ledger.recovery.lost-response": ["unexpected_sequence"],
     "ledger.recovery.stale-ledger": ["stale_revision"],
+    # HL-26: a step or a tool drift alone, under the same derived key.
+    "ledger.trace.external-prepare-step-drift": ["operation_binding_mismatch"],
+    "ledger.trace.external-prepare-tool-drift": ["operation_binding_mismatch"],
+    # HL-7: policy syntax (tool, then tenant, then grant fingerprint) before the operation.
+    "ledger.trace.raw-policy.uppercase-grant-fingerprint": [
+        "invalid_compensation_grant_fingerprint"
+    ]
+    * 3,
+    "ledger.trace.raw-policy.short-grant-fingerprint": ["invalid_compensation_grant_fingerprint"]
+    * 3,
+    "ledger.trace.raw-policy.bad-tenant": ["invalid_compensation_tenant_scope"] * 3,
+    "ledger.trace.raw-policy.tenant-before-fingerprint": ["invalid_compensation_tenant_scope"] * 3,
+    "ledger.trace.raw-policy.tool-before-tenant": ["invalid_tool"] * 3,
 }
 
 

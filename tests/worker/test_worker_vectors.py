@@ -127,3 +127,13 @@ def test_every_edge_case_has_vectors() -> None:
     ids = {test["id"] for topic in MODULES for test in _tests(topic)}
     missing = {case: [i for i in wanted if i not in ids] for case, wanted in EDGE_CASES.items()}
     assert not any(missing.values()), missing
+
+
+def test_wj3_an_original_not_succeeded_is_refused_before_its_compensation_is_checked() -> None:
+    # WJ-3 by hand: a compensation only on a succeeded record comes before the compensation's
+    # own checks (key prefix, token, fingerprints), for every state that is not succeeded.
+    order = [t for t in _built("journal-codec").tests if t.id.startswith("codec.order.")]
+    assert len(order) == 12
+    for test in order:
+        assert json.loads(test.input["text"])["records"][0]["state"]["state"] != "succeeded"
+        assert test.expected == {"error": "compensation_requires_succeeded_operation"}, test.id
