@@ -210,6 +210,20 @@ class HostScenarioRun(TraceRun):
     def do_driver_apply_compensation(self, args: Mapping[str, Json]) -> Json:
         return self._apply(args, "apply_compensation")
 
+    # -- extension: compensation reconciliation (CR-10) ------------------------------------
+
+    def do_driver_reconcile_compensation(self, args: Mapping[str, Json]) -> Json:
+        prepared = self._driver(args).reconcile_compensation(
+            self.text(args["operation_key"]),
+            payload_arg(args["payload"]),
+            self.text(args["request_id"]),
+            self._session(args),
+        )
+        return self._prepared(prepared, args)
+
+    def do_driver_apply_compensation_reconciliation(self, args: Mapping[str, Json]) -> Json:
+        return self._apply(args, "apply_compensation_reconciliation")
+
     # -- the store -------------------------------------------------------------------------
 
     def do_stored(self, args: Mapping[str, Json]) -> Json:

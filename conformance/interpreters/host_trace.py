@@ -40,6 +40,7 @@ from rescind.reference.host.compensation import (
 from rescind.reference.host.engine import WorkflowEngine
 from rescind.reference.host.ledger import WorkflowOperationLedger
 from rescind.reference.host.plan import WorkflowPlan
+from rescind.reference.worker_message import WireProfile
 
 
 class TraceRun(FrameCalls):
@@ -55,7 +56,10 @@ class TraceRun(FrameCalls):
             self.names[name] = engine.plan([(step[0], step[1]) for step in spec["steps"]])
         for name, spec in setup.get("sessions", {}).items():
             self.names[name] = SessionAuthenticator(
-                spec["session_id"], bytes.fromhex(spec["key"]), SessionRole(spec["role"])
+                spec["session_id"],
+                bytes.fromhex(spec["key"]),
+                SessionRole(spec["role"]),
+                profile=WireProfile(spec.get("wire", WireProfile.UPSTREAM.value)),
             )
         for name, spec in setup.get("grants", {}).items():
             self.names[name] = grant_arg(spec)

@@ -41,6 +41,7 @@ from rescind.reference.worker_message import (
     CloseSession,
     CompensationResult,
     OperationResult,
+    ReconciledCompensation,
     ReconciledOperation,
     WorkerMessage,
     message_json,
@@ -91,11 +92,17 @@ def _reply(request: AnyRequest, kind: str, spec: Mapping[str, Any], text: Texter
 
 def reply_message(request: AnyRequest, spec: Mapping[str, Any], text: Texter) -> WorkerMessage:
     """The worker's reply to ``request``: by default the matching result kind; ``kind`` may
-    name another (``operation_result``, ``reconciled_operation``, ``compensation_result`` or
-    ``close_session``) to deliver a wrong-kind frame."""
+    name another (``operation_result``, ``reconciled_operation``, ``compensation_result``,
+    ``reconciled_compensation`` or ``close_session``) to deliver a wrong-kind frame."""
     kind = str(spec.get("kind", _DEFAULT_REPLY[type(request)]))
     if kind == "close_session":
         return CloseSession(session_id=request.session_id)
+    if kind == "reconciled_compensation":
+        # The extension's answer (CR-1): a compensation result; sealing it needs a worker
+        # authenticator of the profile splash-v5+compensation-reconcile.
+        answer = _reply(request, "compensation_result", spec, text)
+        assert isinstance(answer, OperationCompensationResult)
+        return ReconciledCompensation(answer)
     result = _reply(request, kind, spec, text)
     if kind == "compensation_result":
         assert isinstance(result, OperationCompensationResult)

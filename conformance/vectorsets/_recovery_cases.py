@@ -92,9 +92,14 @@ class Case:
     rule: str
     comment: str
     steps: tuple[Step, ...] = attrs.field(converter=_step_tuple)
+    setup: dict[str, Any] | None = None
+    """The scenario's setup when it is not ``SETUP``."""
+    profile: str | None = None
+    """The vector's profile when it is not the file's (an extension case)."""
 
     def spec(self) -> dict[str, Any]:
-        return {"setup": SETUP, "steps": [step.to_json() for step in self.steps]}
+        setup = SETUP if self.setup is None else self.setup
+        return {"setup": setup, "steps": [step.to_json() for step in self.steps]}
 
 
 L1 = {"engine": "e1", "plan": "p1", "ledger": "l1"}
@@ -546,6 +551,41 @@ ROWS = [
             h("stored"),
             state("h3"),
         ],
+    ),
+]
+# fmt: on
+
+RECONCILE_PROFILE = "splash-v5+compensation-reconcile"
+# A host session of the extension's profile and its worker peer (the frames' wire profile).
+SETUP_RECONCILE = {
+    **SETUP,
+    "sessions": {
+        **SETUP["sessions"],
+        "s9": {**_session(9, "host"), "wire": RECONCILE_PROFILE},
+        "s9w": {**_session(9, "worker"), "wire": RECONCILE_PROFILE},
+    },
+}
+
+# fmt: off
+EXTENSION_ROWS = [
+    Case(
+        "recovery.cr-10.reply-of-another-kind", "CR-10",
+        "the compensation frame is lost; the host asks about it on a session of the extension's profile without a new approval; a reply sealed as compensation_result (another kind) is refused and leaves the ledger untouched, its sequence used; the reconciled_compensation reply that follows settles the compensation",
+        [
+            start(), record(), worker(), *dispatched("op", "d1", PUBLISHED),
+            policy(), target(), record_comp(),
+            h("driver_compensate", driver="h1", target="tgt", payload=UNDO, request_id="c1", session="s1", as_="c1"),
+            h("driver_reconcile_compensation", driver="h1", operation_key="$op", payload=UNDO, request_id="rc1", session="s9", as_="rc1"),
+            h("worker_reply", session="s9w", to="rc1", status=UNDONE_STATUS, as_="rc1-wrong"),
+            h("driver_apply_compensation_reconciliation", "unexpected_compensation_reconciliation_message", driver="h1", request="rc1", session="s9", frame="rc1-wrong"),
+            state(),
+            h("worker_reply", session="s9w", to="rc1", status=UNDONE_STATUS, kind="reconciled_compensation", as_="rc1-reply"),
+            h("driver_apply_compensation_reconciliation", "succeeded", driver="h1", request="rc1", session="s9", frame="rc1-reply"),
+            h("driver_reconcile_compensation", "compensation_already_terminal", driver="h1", operation_key="$op", payload=UNDO, request_id="rc2", session="s9", as_="rc2"),
+            h("stored"),
+        ],
+        setup=SETUP_RECONCILE,
+        profile=RECONCILE_PROFILE,
     ),
 ]
 # fmt: on

@@ -114,6 +114,7 @@ def host_vector(case: host_cases.Case) -> VectorTest:
         flags=("RescindDriver",),
         # A run of the reference host driver under the recovery policy table (RC-n).
         provenance=derived(case.rule),
+        profile=case.profile,
     )
 
 
@@ -159,6 +160,10 @@ def build() -> VectorFile:
         VectorGroup("worker-edge-cases", [worker_vector(case) for case in worker_cases.EDGE]),
         VectorGroup("worker-crash", [worker_vector(case) for case in worker_cases.CRASH]),
         VectorGroup("host-recovery", [host_vector(case) for case in host_cases.ROWS]),
+        VectorGroup(
+            "host-compensation-reconcile",
+            [host_vector(case) for case in host_cases.EXTENSION_ROWS],
+        ),
     ]
     return VectorFile(
         topic=TOPIC,

@@ -176,3 +176,26 @@ def test_a_worker_role_authenticator_is_refused_first() -> None:
     with pytest.raises(RescindError) as refused:
         world.driver.reconcile_compensation(key, UNDO, "q1", worker_role)
     assert refused.value.code == "reconciliation_requires_host_authenticator"
+
+
+def test_cr10_vector_refuses_a_reply_of_another_kind_then_settles() -> None:
+    # CR-10 by hand: a compensation_result answering a reconcile_compensation frame is
+    # refused; the reconciled_compensation that follows is applied as the compensation's
+    # result (succeeded); the compensation is then terminal and is not asked about again.
+    from rescind.conformance.vectorsets import session_scenarios
+
+    (test,) = [t for t in session_scenarios.build().tests if t.id.startswith("recovery.cr-10.")]
+    assert test.profile == "splash-v5+compensation-reconcile"
+    calls = [step["call"] for step in test.input["scenario"]["steps"]]
+    outcomes = test.expected["steps"]
+    applies = [
+        i for i, call in enumerate(calls) if call == "driver_apply_compensation_reconciliation"
+    ]
+    assert [outcomes[i].get("error", outcomes[i].get("result")) for i in applies] == [
+        "unexpected_compensation_reconciliation_message",
+        "succeeded",
+    ]
+    assert outcomes[calls.index("driver_reconcile_compensation", applies[-1])]["error"] == (
+        "compensation_already_terminal"
+    )
+    assert not any(call == "approve_compensation" for call in calls)
