@@ -46,7 +46,7 @@ def _session(number: int, role: str) -> dict[str, Any]:
     return {"session_id": f"host-{number}", "key": f"{0x20 + number:02x}" * 32, "role": role}
 
 
-SETUP = {
+SETUP: dict[str, Any] = {
     "sessions": {
         **{f"s{n}": _session(n, "host") for n in (1, 2, 3)},
         **{f"s{n}w": _session(n, "worker") for n in (1, 2, 3)},
