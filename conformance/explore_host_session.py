@@ -61,7 +61,7 @@ def _session(number: int, role: str) -> dict[str, str]:
     return {"session_id": f"host-{number}", "key": f"{0x20 + number:02x}" * 32, "role": role}
 
 
-_SESSIONS: dict[str, dict[str, str]] = RECOVERY_SETUP["sessions"]  # type: ignore[assignment]
+_SESSIONS: dict[str, dict[str, str]] = RECOVERY_SETUP["sessions"]
 SETUP = {
     **RECOVERY_SETUP,
     "sessions": {
