@@ -293,6 +293,63 @@ NUMBER_CASES = [
     Case("number.negative-exp-fixed", "CJ-20", "[2.5e-3]", "fixed below one"),
 ]
 
+# Exponents written with leading zeros, as a class (CJ-5 allows them: the exponent is any run
+# of digits). splash-v5 keeps the digits (CJ-16: only `E` and a missing sign change);
+# splash-v5-f64 reads the value and writes it afresh (CJ-19, CJ-20).
+EXPONENT_LEADING_ZEROS = (
+    ("1e05", "1e05"),
+    ("1e-007", "1e-minus-007"),
+    ("1E-007", "upper-1e-minus-007"),
+    ("2.5e+0016", "2-5e-plus-0016"),
+    ("-3E00", "minus-3-upper-e00"),
+    ("1e-0005", "1e-minus-0005"),
+    ("1e-0006", "1e-minus-0006"),
+    ("7e000", "7e000"),
+    ("0e0000", "0e0000"),
+    ("1.5E+015", "1-5-upper-e-plus-015"),
+)
+NUMBER_CASES += [
+    Case(
+        f"number.exp-leading-zeros.{label}",
+        "CJ-16",
+        f"[{text}]",
+        f"exponent with leading zeros {text}: kept in splash-v5, read as a value in splash-v5-f64",
+    )
+    for text, label in EXPONENT_LEADING_ZEROS
+]
+
+# Where the f64 layout switches between fixed and exponent notation (CJ-20, from
+# rescind.reference.numbers.zmij_text: fixed while the decimal exponent of d.ddd x 10^E is in
+# -5..15). Each row sits on one side of a switch point, with one or many significant digits,
+# either sign, and values whose shortest digits land exactly on the boundary.
+F64_SWITCH_POINTS = (
+    ("999999999999999.9", "e14-many-digits"),
+    ("1000000000000000.0", "e15-one-digit"),
+    ("1234567890123456.0", "e15-many-digits"),
+    ("-9999999999999998.0", "e15-negative"),
+    ("10000000000000000.0", "e16-one-digit"),
+    ("12345678901234567.0", "e16-many-digits"),
+    ("-1.5e16", "e16-negative"),
+    ("99999999999999999999", "e19-integer-beyond-u64-range"),
+    ("0.00001", "e-5-one-digit"),
+    ("0.000012345", "e-5-many-digits"),
+    ("-0.00009999", "e-5-negative"),
+    ("0.000001", "e-6-one-digit"),
+    ("0.0000012345", "e-6-many-digits"),
+    ("-0.0000099999", "e-6-negative"),
+    ("0.0000099999999999999999", "e-6-rounds-to-e-5"),
+    ("9.99999999999999999e15", "e15-rounds-to-e16"),
+)
+NUMBER_CASES += [
+    Case(
+        f"number.f64-switch.{label}",
+        "CJ-20",
+        f"[{text}]",
+        f"{text} next to the fixed/exponent switch of the f64 layout (exponent -5..15 fixed)",
+    )
+    for text, label in F64_SWITCH_POINTS
+]
+
 REJECT_CASES = [
     Case("reject.infinity", "CJ-5", "[Infinity]", "not JSON"),
     Case("reject.minus-infinity", "CJ-5", "[-Infinity]", "not JSON"),
