@@ -71,6 +71,8 @@ def _verified(
 
 SECOND = [record_op("op2", nonce="release-42:publish:2"), *dispatch_and_observe("$op2", tag="d2")]
 OTHER_KEY = "cmp-" + "e" * 64
+OTHER_OP = "op-" + "f" * 64
+FULL = {"engine": "engine", "plan": "plan", "ledger": "full"}
 OTHER_GRANT_FP = "0" * 64
 
 # fmt: off
@@ -259,6 +261,22 @@ CASES: list[Case] = [
             ("tool-before-tenant", "a bad tool, tenant and fingerprint: the tool is named first", "Release.Publish", "Tenant", "xyz"),
         )
     ),
+    ("ledger.trace.revision-exhausted-among-other-checks", "HL-6", ("CheckOrder",), "A ledger at revision 2^64-1 (loaded with that revision): recording an operation with a bad key, a bad tool or a repeated key is refused as ledger_revision_exhausted (the revision comes before those checks), while an unknown step or an oversized input is refused for that (they come first); recording a compensation with a bad compensation key or for a missing operation names that fault (HL-7 checks the revision last); nothing changes.", _trace([
+        record_op(),
+        *dispatch_and_observe(),
+        call("load_ledger", edits=[{"path": ["revision"], "value": 2**64 - 1}], **{"from": "ledger", "as": "full"}),
+        on("record_operation", FULL, step_id="publish", tool=TOOL, operation_key="Bad Key", input=VERSION),
+        on("record_operation", FULL, step_id="publish", tool="Release", operation_key=OTHER_OP, input=VERSION),
+        on("record_operation", FULL, step_id="publish", tool=TOOL, operation_key="$op", input=VERSION),
+        on("record_operation", FULL, step_id="ghost", tool=TOOL, operation_key="Bad Key", input=VERSION),
+        on("record_operation", FULL, step_id="publish", tool=TOOL, operation_key="Bad Key", input={"format": "text", "value": {"repeat": "x", "count": 262145}}),
+        on("record_operation", FULL, step_id="publish", tool=TOOL, operation_key=OTHER_OP, input=VERSION),
+        *policy_and_target(),
+        on("record_compensation", FULL, operation_key="$op", policy="pol", compensation_key="not-a-cmp-key", input=UNDO),
+        on("record_compensation", FULL, operation_key="op-missing", policy="pol", compensation_key=OTHER_KEY, input=UNDO),
+        on("record_compensation", FULL, operation_key="$op", policy="pol", compensation_key=OTHER_KEY, input=UNDO),
+        revision("full"),
+    ])),
     ("ledger.trace.grant-drift", "HL-17", (), "After recording, a changed grant (lower output limit, higher compensation budget, an added resource) fails approve with a policy mismatch, whether the policy is rebuilt from it or kept; an earlier approval then fails prepare (edge 34, recovery row: grant drift).", _trace([
         *compensated(),
         approve("a1"),

@@ -159,6 +159,19 @@ EXPECTED_ERRORS: dict[str, list[str]] = {
     ],
     "ledger.recovery.lost-response": ["unexpected_sequence"],
     "ledger.recovery.stale-ledger": ["stale_revision"],
+    # HL-6: the revision before key, tool and duplicate checks, after step and input size;
+    # HL-7: the revision after every other compensation check.
+    "ledger.trace.revision-exhausted-among-other-checks": [
+        "ledger_revision_exhausted",
+        "ledger_revision_exhausted",
+        "ledger_revision_exhausted",
+        "unknown_step",
+        "host_input_too_large",
+        "ledger_revision_exhausted",
+        "invalid_compensation_key",
+        "unknown_operation",
+        "ledger_revision_exhausted",
+    ],
     # HL-26: a step or a tool drift alone, under the same derived key.
     "ledger.trace.external-prepare-step-drift": ["operation_binding_mismatch"],
     "ledger.trace.external-prepare-tool-drift": ["operation_binding_mismatch"],
