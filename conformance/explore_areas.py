@@ -6,6 +6,13 @@ from rescind.conformance.explore import JOURNAL_AREA
 from rescind.conformance.explore_engine import Area
 from rescind.conformance.explore_host_session import HOST_SESSION_AREA
 from rescind.conformance.explore_ledger import LEDGER_AREA
+from rescind.conformance.explore_numbers import NUMBER_AREA
 from rescind.conformance.explore_session import SESSION_WORKER_AREA
 
-AREAS: tuple[Area, ...] = (JOURNAL_AREA, LEDGER_AREA, SESSION_WORKER_AREA, HOST_SESSION_AREA)
+AREAS: tuple[Area, ...] = (
+    JOURNAL_AREA,
+    LEDGER_AREA,
+    SESSION_WORKER_AREA,
+    HOST_SESSION_AREA,
+    NUMBER_AREA,
+)

@@ -23,6 +23,7 @@ EXPECTED_FAILURES = {
     "binary-float-numbers": {
         "canon.number.probe.one-point-zero-zero",
         "canon.number.probe.minus-zero",
+        "explore.canonical-numbers",
     },
     "length-prefixed-worker-fingerprint": {"canon.json.probe.basic", "canon.text.release"},
     "widening-attenuation": {
@@ -52,8 +53,8 @@ PORTS = "splash-upstream-tests"
 EXPECTED_SOURCES = {
     "utf16-key-order": {"canonical-input"},
     "first-wins-duplicates": {"canonical-input"},
-    "binary-float-numbers": {"canonical-input"},
-    "length-prefixed-worker-fingerprint": {"canonical-input"},
+    "binary-float-numbers": {"canonical-input", "exploration"},
+    "length-prefixed-worker-fingerprint": {"canonical-input", "exploration"},
     "widening-attenuation": {"grants", PORTS},
     "second-compensation-key": {"journal-traces", "exploration", PORTS},
     "contradictory-terminal": {"journal-traces", "exploration", PORTS},
