@@ -7,6 +7,7 @@ from rescind.conformance.explore_engine import Area
 from rescind.conformance.explore_host_session import HOST_SESSION_AREA
 from rescind.conformance.explore_ledger import LEDGER_AREA
 from rescind.conformance.explore_numbers import NUMBER_AREA
+from rescind.conformance.explore_reconcile import RECONCILE_AREA
 from rescind.conformance.explore_session import SESSION_WORKER_AREA
 
 AREAS: tuple[Area, ...] = (
@@ -15,4 +16,5 @@ AREAS: tuple[Area, ...] = (
     SESSION_WORKER_AREA,
     HOST_SESSION_AREA,
     NUMBER_AREA,
+    RECONCILE_AREA,
 )

@@ -85,6 +85,8 @@ class Area:
     steps_of: StepsOf = attrs.field(default=top_steps, eq=False, repr=False)
     answers: Answers | None = attrs.field(default=None, eq=False, repr=False)
     """Answers the generator recorded, if it runs the reference while drawing."""
+    profile: str | None = None
+    """The profile a driver must declare for this area to be explored (``None``: any)."""
 
     def expected(self, trace: Mapping[str, Any]) -> dict[str, Any]:
         recorded = self.answers.recall(trace) if self.answers is not None else None

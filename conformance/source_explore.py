@@ -61,5 +61,6 @@ def _check(area: Area, total: int, options: SourceOptions) -> Check:
         capability=area.capability,
         source=EXPLORATION,
         run=run,
+        profile=area.profile,
         description=area.description,
     )

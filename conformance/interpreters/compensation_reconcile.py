@@ -282,3 +282,7 @@ def run_compensation_reconcile(scenario: Mapping[str, Json]) -> dict[str, Json]:
     run = _Run(scenario)
     steps = [{**run.step(spec), "state": run.state()} for spec in scenario["steps"]]
     return {"steps": steps}
+
+
+ReconcileRun = _Run
+"""One live scenario run, step by step (the exploration generator drives it closed-loop)."""
