@@ -1,5 +1,11 @@
 """Reports of a run: JSON (machine), JUnit XML (CI dashboards), Markdown (people), and the
-expected-failures list a downstream CI keeps to track known gaps."""
+expected-failures list a downstream CI keeps to track known gaps.
+
+Text that may come from a driver goes through ``drivertext``: bounded everywhere, escaped to
+visible text in JUnit (well-formed XML 1.0 whatever the driver sent) and made inert in
+Markdown (no raw HTML, link, image or table break). The JSON report keeps the (bounded)
+strings as they are: ``json.dumps`` escapes what UTF-8 cannot carry.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +15,7 @@ from xml.etree import ElementTree
 
 from rescind.conformance.checks import Check, Result
 from rescind.conformance.comparison import Comparison
+from rescind.conformance.drivertext import markdown, markdown_code, visible
 from rescind.conformance.provenance import KINDS
 from rescind.conformance.runner import RunReport
 
@@ -46,6 +53,7 @@ def to_json(report: RunReport) -> dict[str, Any]:
         "counts": report.counts(),
         "countsByProvenance": counts_by_provenance(report),
         "harnessFailures": list(report.harness_failures),
+        "notes": list(report.notes),
         "seconds": round(report.seconds, 3),
         "checks": [_check_json(result) for result in report.results],
     }
@@ -73,7 +81,7 @@ MARKDOWN_PATHS = 5
 
 
 def _code(text: str) -> str:
-    return f"`` {text} ``" if "`" in text else f"`{text}`"
+    return markdown_code(text)
 
 
 def differing_paths(comparison: Comparison) -> list[str]:
@@ -89,11 +97,15 @@ def _paths_cell(comparison: Comparison | None) -> str:
     more = len(paths) - len(shown) + comparison.omitted
     if more:
         shown.append(f"+{more} more")
-    return ", ".join(shown).replace("|", "\\|")
+    return ", ".join(shown)
 
 
 def write_junit(report: RunReport, path: Path) -> None:
     suites = ElementTree.Element("testsuites", name="rescind")
+    if report.notes:
+        properties = ElementTree.SubElement(suites, "properties")
+        for note in report.notes:
+            ElementTree.SubElement(properties, "property", name="note", value=visible(note))
     by_source: dict[str, list[Any]] = {}
     for result in report.results:
         by_source.setdefault(result.check.source, []).append(result)
@@ -101,7 +113,7 @@ def write_junit(report: RunReport, path: Path) -> None:
         suite = ElementTree.SubElement(
             suites,
             "testsuite",
-            name=source,
+            name=visible(source),
             tests=str(len(results)),
             failures=str(sum(1 for r in results if r.outcome.status == "fail")),
             errors=str(sum(1 for r in results if r.outcome.status == "error")),
@@ -111,19 +123,18 @@ def write_junit(report: RunReport, path: Path) -> None:
             case = ElementTree.SubElement(
                 suite,
                 "testcase",
-                classname=f"rescind.{source}",
-                name=result.check.id,
+                classname=visible(f"rescind.{source}"),
+                name=visible(result.check.id),
                 time=f"{result.outcome.seconds:.6f}",
             )
             status = result.outcome.status
+            message = visible(result.outcome.message)
             if status == "fail" and result.check.tier == "must":
-                ElementTree.SubElement(case, "failure", message=result.outcome.message)
+                ElementTree.SubElement(case, "failure", message=message)
             elif status == "error":
-                ElementTree.SubElement(case, "error", message=result.outcome.message)
+                ElementTree.SubElement(case, "error", message=message)
             elif status in ("not-applicable", "xfail") or status == "fail":
-                ElementTree.SubElement(
-                    case, "skipped", message=f"{status}: {result.outcome.message}"
-                )
+                ElementTree.SubElement(case, "skipped", message=f"{status}: {message}")
     ElementTree.ElementTree(suites).write(path, encoding="utf-8", xml_declaration=True)
 
 
@@ -131,24 +142,28 @@ def to_markdown(report: RunReport) -> str:
     counts = report.counts()
     verdict = "PASS" if report.exit_code() == 0 else "FAIL"
     lines = [
-        f"# Rescind conformance: {report.implementation} {report.version} — {verdict}",
+        f"# Rescind conformance: {markdown(report.implementation)} {markdown(report.version)}"
+        f" — {verdict}",
         "",
         "| status | checks |",
         "|---|---|",
-        *(f"| {status} | {count} |" for status, count in sorted(counts.items())),
+        *(f"| {markdown(status)} | {count} |" for status, count in sorted(counts.items())),
         "",
         "| provenance | pass | fail | not-applicable | other |",
         "|---|---|---|---|---|",
         *(
-            f"| {label} | {row['pass']} | {row['fail']} | {row['not-applicable']} "
+            f"| {markdown(label)} | {row['pass']} | {row['fail']} | {row['not-applicable']} "
             f"| {row.get('other', 0)} |"
             for label, row in counts_by_provenance(report).items()
         ),
         "",
     ]
+    if report.notes:
+        lines += ["## Notes", ""]
+        lines += [f"- {markdown(note)}" for note in report.notes] + [""]
     if report.harness_failures:
         lines += ["## Driver protocol failures", ""]
-        lines += [f"- {failure}" for failure in report.harness_failures] + [""]
+        lines += [f"- {markdown(failure)}" for failure in report.harness_failures] + [""]
     problems = [r for r in report.results if r.outcome.status in ("fail", "error", "xpass")]
     if problems:
         lines += [
@@ -158,10 +173,10 @@ def to_markdown(report: RunReport) -> str:
             "|---|---|---|---|---|---|",
         ]
         for result in problems:
-            message = result.outcome.message.replace("|", "\\|")
+            check = result.check
             lines.append(
-                f"| `{result.check.id}` | {result.check.tier} | {result.check.rule} "
-                f"| {result.outcome.status} | {message} "
+                f"| {_code(check.id)} | {markdown(check.tier)} | {markdown(check.rule)} "
+                f"| {markdown(result.outcome.status)} | {markdown(result.outcome.message)} "
                 f"| {_paths_cell(result.outcome.comparison)} |"
             )
     return "\n".join(lines) + "\n"

@@ -22,6 +22,7 @@ import attrs
 from rescind.conformance.checks import Result
 from rescind.conformance.comparison import Comparison
 from rescind.conformance.diagram_svg import lifecycle_figure
+from rescind.conformance.drivertext import visible
 from rescind.conformance.report import (
     PROVENANCE_LABELS,
     SUMMARY_STATUSES,
@@ -38,8 +39,14 @@ SHORT_VALUE = 48
 """Step arguments longer than this are shown by length only: they are payloads, not names."""
 
 
+_PAGE_TEXT = 64 * 1024
+"""No piece of text on the page is longer (driver text is bounded far below at its source)."""
+
+
 def _e(value: object) -> str:
-    return html.escape(str(value), quote=True)
+    """Text made visible (``drivertext.visible``: no lone surrogate, control or bidi override
+    reaches the page) and escaped: nothing from the run can become markup."""
+    return html.escape(visible(value, limit=_PAGE_TEXT, keep_lines=True), quote=True)
 
 
 @attrs.frozen
@@ -272,6 +279,7 @@ def to_html(
         f"<title>{_e(title)}</title><style>{_STYLE}</style></head><body>",
         *_header(report, verdict, passed),
         *_matrix(report),
+        *_notes(report),
         *_harness(report),
         *_failures(problems, vectors),
         *_diagrams(lifecycles),
@@ -372,6 +380,13 @@ def _matrix(report: RunReport) -> list[str]:
         lines.append(_cell(total, f' data-provenance="{_e(label)}"', "total"))
     lines.append(_cell(_sum(cells.values()), "", "total") + "</tr></tbody></table></section>")
     return lines
+
+
+def _notes(report: RunReport) -> list[str]:
+    if not report.notes:
+        return []
+    items = "".join(f"<li>{_e(note)}</li>" for note in report.notes)
+    return [f'<section id="notes"><h2>Notes</h2><ul>{items}</ul></section>']
 
 
 def _harness(report: RunReport) -> list[str]:

@@ -14,21 +14,40 @@ from collections.abc import Callable, Iterable, Sequence
 import attrs
 
 from rescind.conformance.checks import Check, Outcome, Result
+from rescind.conformance.drivertext import bound, short
 from rescind.conformance.harness import Driver, HarnessFailure
 
 DriverFactory = Callable[[], Driver]
 Progress = Callable[[Check, Outcome], None]
 
 
+def _short(text: str) -> str:
+    return short(text)[0]
+
+
+def _shorts(texts: Iterable[str]) -> tuple[str, ...]:
+    return tuple(short(text)[0] for text in texts)
+
+
+def _bounds(texts: Iterable[str]) -> tuple[str, ...]:
+    return tuple(bound(text) for text in texts)
+
+
 @attrs.frozen
 class RunReport:
-    implementation: str
-    version: str
-    capabilities: tuple[str, ...]
-    profiles: tuple[str, ...]
+    """A run's results. Every string the driver chose (its name, version, capability and
+    profile names, failure messages) is bounded here (``drivertext``), whatever its source."""
+
+    implementation: str = attrs.field(converter=_short)
+    version: str = attrs.field(converter=_short)
+    capabilities: tuple[str, ...] = attrs.field(converter=_shorts)
+    profiles: tuple[str, ...] = attrs.field(converter=_shorts)
     results: tuple[Result, ...]
-    harness_failures: tuple[str, ...]
+    harness_failures: tuple[str, ...] = attrs.field(converter=_bounds)
     seconds: float
+    notes: tuple[str, ...] = attrs.field(default=(), converter=_bounds)
+    """What the run lost or changed on the way without failing a check (e.g. an example
+    database that stopped answering): shown by every report."""
 
     @property
     def failed(self) -> bool:

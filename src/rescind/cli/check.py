@@ -12,6 +12,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from rescind.cli import UsageError
 from rescind.cli import _scale_out as scale_out
@@ -20,6 +21,7 @@ from rescind.conformance import report_html
 from rescind.conformance.catalogue import all_checks
 from rescind.conformance.checks import Check, Outcome
 from rescind.conformance.driver import handle
+from rescind.conformance.drivertext import visible
 from rescind.conformance.harness import DEFAULT_TIMEOUT, InProcessDriver, SubprocessDriver
 from rescind.conformance.report_merge import plan_section, run_section
 from rescind.conformance.runner import RunReport, run_checks
@@ -187,9 +189,15 @@ def _write_outputs(result: RunReport, args: argparse.Namespace) -> None:
     _print_summary(result)
 
 
+def _plain(text: object) -> Text:
+    """Driver text for the terminal: visible (no control sequence reaches it) and never read
+    as Rich markup."""
+    return Text(visible(text))
+
+
 def _print_summary(result: RunReport) -> None:
     console = Console()
-    table = Table(title=f"Rescind conformance: {result.implementation} {result.version}")
+    table = Table(title=_plain(f"Rescind conformance: {result.implementation} {result.version}"))
     for column in ("source", "checks", "pass", "fail", "error", "n/a", "other"):
         table.add_column(column, justify="right" if column != "source" else "left")
     by_source: dict[str, dict[str, int]] = {}
@@ -201,7 +209,7 @@ def _print_summary(result: RunReport) -> None:
             v for k, v in row.items() if k not in ("pass", "fail", "error", "not-applicable")
         )
         table.add_row(
-            source,
+            _plain(source),
             str(sum(row.values())),
             str(row.get("pass", 0)),
             str(row.get("fail", 0)),
@@ -213,11 +221,12 @@ def _print_summary(result: RunReport) -> None:
     console.print(_provenance_table(result))
     for item in result.results:
         if item.outcome.status in ("fail", "error") and item.check.tier == "must":
-            console.print(
-                f"[red]FAIL[/red] {item.check.id} ({item.check.rule}): {item.outcome.message}"
-            )
+            line = f" {item.check.id} ({item.check.rule}): {item.outcome.message}"
+            console.print(Text.assemble(("FAIL", "red"), _plain(line)))
     for failure in result.harness_failures:
-        console.print(f"[red]driver protocol failure[/red] {failure}")
+        console.print(Text.assemble(("driver protocol failure", "red"), " ", _plain(failure)))
+    for note in result.notes:
+        console.print(Text.assemble(("note", "yellow"), " ", _plain(note)))
     verdict = {0: "[green]PASS[/green]", 1: "[red]FAIL[/red]", 2: "[red]HARNESS ERROR[/red]"}
     counts = ", ".join(f"{count} {status}" for status, count in sorted(result.counts().items()))
     console.print(
@@ -234,7 +243,7 @@ def _provenance_table(result: RunReport) -> Table:
         table.add_column(column, justify="right")
     for label, row in reports.counts_by_provenance(result).items():
         table.add_row(
-            label,
+            _plain(label),
             str(row["pass"]),
             str(row["fail"]),
             str(row["not-applicable"]),
