@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import attrs
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -16,8 +17,8 @@ from rich.text import Text
 
 from rescind.cli import UsageError
 from rescind.cli import _scale_out as scale_out
+from rescind.conformance import example_db, report_html
 from rescind.conformance import report as reports
-from rescind.conformance import report_html
 from rescind.conformance.catalogue import all_checks
 from rescind.conformance.checks import Check, Outcome
 from rescind.conformance.driver import handle
@@ -168,6 +169,9 @@ def run(args: argparse.Namespace) -> int:
             progress.update(task, advance=1, description=check.source)
 
         result = run_checks(checks, start, expected_failures=expected, progress=advance)
+    lost = example_db.lost(scale.example_db)
+    if lost is not None:
+        result = attrs.evolve(result, notes=(*result.notes, lost))
     args.run_section = run_section(scale.seed, scale.shard, plan)
     _write_outputs(result, args)
     return result.exit_code()
