@@ -43,7 +43,14 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds to wait for each reply"
     )
-    parser.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    parser.add_argument(
+        "--json",
+        nargs="?",
+        const="-",
+        metavar="FILE",
+        help="write the report as one JSON object to FILE ('-' or no FILE: stdout, instead of "
+        "the summary)",
+    )
     parser.add_argument("--junit", type=Path, metavar="FILE", help="write a JUnit XML report")
     parser.add_argument("--markdown", type=Path, metavar="FILE", help="write a Markdown report")
     parser.add_argument(
@@ -161,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
         TimeElapsedColumn(),
         console=console,
         transient=True,
-        disable=args.json or not console.is_terminal,
+        disable=args.json == "-" or not console.is_terminal,
     ) as progress:
         task = progress.add_task("checking", total=len(checks))
 
@@ -187,9 +194,12 @@ def _write_outputs(result: RunReport, args: argparse.Namespace) -> None:
     if args.expect_fail is not None:
         fresh = args.expect_fail.with_name(args.expect_fail.name + ".new")
         fresh.write_text(reports.expected_failures_text(result), encoding="utf-8")
-    if args.json:
-        print(json.dumps({**reports.to_json(result), "run": args.run_section}, indent=2))
-        return
+    if args.json is not None:
+        text = json.dumps({**reports.to_json(result), "run": args.run_section}, indent=2)
+        if args.json == "-":
+            print(text)
+            return
+        Path(args.json).write_text(text + "\n", encoding="utf-8")
     _print_summary(result)
 
 
