@@ -69,6 +69,10 @@ def _compact(value: Any) -> str:
     return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
+compact = _compact
+"""Public name: reports show bounded values as this compact JSON."""
+
+
 def _size(value: Any) -> int:
     return len(_compact(value).encode("utf-8"))
 

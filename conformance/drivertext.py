@@ -81,14 +81,16 @@ def visible(text: object, *, limit: int = MAX_MESSAGE, keep_lines: bool = False)
     return pattern.sub(_escape, bound(str(text), limit))
 
 
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~<>&:])")
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()!|~<>&:])")
+_WWW = re.compile(r"(www)\.", re.IGNORECASE)
 
 
 def markdown(text: object, *, limit: int = MAX_MESSAGE) -> str:
-    """Visible text that Markdown renders as itself: every character that could start a
-    link, an image, emphasis, raw HTML, an entity or a table cell is backslash-escaped, and
-    ``<``, ``>`` and ``&`` become entities (no HTML is ever passed through)."""
-    escaped = _MARKDOWN_SPECIAL.sub(r"\\\1", visible(text, limit=limit))
+    """Visible text that Markdown renders as itself, inside a line (never at its start):
+    every character that could start a link, an image, emphasis, raw HTML, an entity, a
+    table cell or an autolink (``:``, ``www.``) is backslash-escaped, and ``<``, ``>`` and
+    ``&`` become entities (no HTML is ever passed through)."""
+    escaped = _WWW.sub(r"\1\\.", _MARKDOWN_SPECIAL.sub(r"\\\1", visible(text, limit=limit)))
     return escaped.replace("\\<", "&lt;").replace("\\>", "&gt;").replace("\\&", "&amp;")
 
 

@@ -28,9 +28,9 @@ from rescind.conformance.report import (
     SUMMARY_STATUSES,
     counts_by_provenance,
     provenance_of,
+    vector_tests,
 )
 from rescind.conformance.runner import RunReport
-from rescind.conformance.vectorchecks import load_vector_files
 from rescind.tables.registry import LIFECYCLES, Registered
 
 PROBLEM_STATUSES = ("fail", "error", "xpass")
@@ -208,16 +208,6 @@ def evidence_of(result: Result, vectors: Mapping[str, Mapping[str, Any]]) -> Evi
 def _steps_of(holder: object) -> tuple[str, ...]:
     steps = holder.get("steps") if isinstance(holder, Mapping) else None
     return tuple(step_text(step) for step in steps) if isinstance(steps, list) else ()
-
-
-def vector_tests() -> dict[str, Mapping[str, Any]]:
-    """Every golden vector test by id: where the failing trace steps are read from."""
-    return {
-        test["id"]: test
-        for document in load_vector_files()
-        for group in document["testGroups"]
-        for test in group["tests"]
-    }
 
 
 _STYLE = """

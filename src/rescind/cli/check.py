@@ -233,10 +233,7 @@ def _print_summary(result: RunReport) -> None:
         )
     console.print(table)
     console.print(_provenance_table(result))
-    for item in result.results:
-        if item.outcome.status in ("fail", "error") and item.check.tier == "must":
-            line = f" {item.check.id} ({item.check.rule}): {item.outcome.message}"
-            console.print(Text.assemble(("FAIL", "red"), _plain(line)))
+    _print_failures(console, result)
     for failure in result.harness_failures:
         console.print(Text.assemble(("driver protocol failure", "red"), " ", _plain(failure)))
     for note in result.notes:
@@ -248,6 +245,54 @@ def _print_summary(result: RunReport) -> None:
         f"in {result.seconds:.1f} s"
     )
     sys.stdout.flush()
+
+
+GROUP_IDS = 8
+"""Check ids a grouped cause lists on the terminal (every id is in the other reports)."""
+
+
+def _print_failures(console: Console, result: RunReport) -> None:
+    """Grouped causes first (one example with its values, then the other ids), then every
+    other failing must check with its vector, input and values. Checks that errored because
+    the driver broke the protocol are reported once, with the driver protocol failures."""
+    vectors = reports.vector_tests_for(result)
+    grouped = reports.failure_groups(result)
+    shown: set[str] = set()
+    for group in grouped:
+        first, *others = group.results
+        console.print(Text.assemble(("CAUSE", "red"), " ", _plain(reports.group_summary(group))))
+        _print_failure(console, first, vectors)
+        ids = [other.check.id for other in others]
+        listed = ", ".join(ids[:GROUP_IDS]) + (
+            f" +{len(ids) - GROUP_IDS} more" * (len(ids) > GROUP_IDS)
+        )
+        console.print(_plain(f"    same difference: {listed}"))
+        shown.update(item.check.id for item in group.results)
+    broken = 0
+    for item in result.results:
+        if not item.failed or item.check.id in shown:
+            continue
+        if item.outcome.status == "error":
+            broken += 1
+            continue
+        _print_failure(console, item, vectors)
+    if broken:
+        console.print(
+            Text.assemble(
+                ("ERROR", "red"),
+                _plain(
+                    f" {broken} checks not run to the end: the driver broke the protocol "
+                    "(listed once below)"
+                ),
+            )
+        )
+
+
+def _print_failure(console: Console, item: Any, vectors: Any) -> None:
+    line = f" {item.check.id} ({item.check.rule}): {item.outcome.message}"
+    console.print(Text.assemble(("FAIL", "red"), _plain(line)))
+    for detail in reports.failure_details(item, vectors):
+        console.print(_plain(f"    {detail}"))
 
 
 def _provenance_table(result: RunReport) -> Table:
