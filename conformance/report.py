@@ -205,6 +205,28 @@ def group_summary(group: FailureGroup) -> str:
     )
 
 
+_FAILURE_PREFIX = re.compile(r"^(?P<where>[^\s:]+): (?P<what>.*)$", re.S)
+
+
+def harness_summary(report: RunReport) -> list[str]:
+    """The driver protocol failures, each distinct failure once: a driver that crashes the
+    same way on every restart is one crash, with the checks it happened on."""
+    seen: dict[str, list[str]] = {}
+    for failure in report.harness_failures:
+        matched = _FAILURE_PREFIX.match(failure)
+        where, what = (matched["where"], matched["what"]) if matched else ("", failure)
+        seen.setdefault(what, []).append(where)
+    lines = []
+    for what, places in seen.items():
+        named = [place for place in places if place]
+        if len(places) == 1:
+            lines.append(f"{named[0]}: {what}" if named else what)
+            continue
+        shown = ", ".join(named[:5]) + (f" +{len(named) - 5} more" if len(named) > 5 else "")
+        lines.append(f"{what} ({len(places)} times: {shown})")
+    return lines
+
+
 def write_junit(report: RunReport, path: Path) -> None:
     vectors = vector_tests_for(report)
 
@@ -274,7 +296,7 @@ def to_markdown(report: RunReport) -> str:
         lines += [f"- {markdown(note)}" for note in report.notes] + [""]
     if report.harness_failures:
         lines += ["## Driver protocol failures", ""]
-        lines += [f"- {markdown(failure)}" for failure in report.harness_failures] + [""]
+        lines += [f"- {markdown(failure)}" for failure in harness_summary(report)] + [""]
     problems = [r for r in report.results if r.outcome.status in ("fail", "error", "xpass")]
     if problems:
         lines += [

@@ -86,6 +86,8 @@ def run_checks(
         driver = start_driver()
     except HarnessFailure as failure:
         failures.append(str(failure))
+    # The first hello names the implementation, even if the driver is dead by the end.
+    hello = driver.hello if driver else None
     capabilities = driver.hello.capabilities if driver else frozenset()
     declared_profiles = set(driver.hello.profiles) if driver else set()
     results: list[Result] = []
@@ -109,6 +111,7 @@ def run_checks(
                     restarts += 1
                     try:
                         driver = start_driver()
+                        hello = hello or driver.hello
                     except HarnessFailure as again:
                         failures.append(f"restart: {again}")
             outcome = attrs.evolve(outcome, seconds=time.monotonic() - begin)
@@ -116,8 +119,8 @@ def run_checks(
         results.append(Result(check, outcome))
         if progress is not None:
             progress(check, outcome)
-    hello = driver.hello if driver else None
     if driver is not None:
+        hello = hello or driver.hello
         driver.close()
     return RunReport(
         implementation=hello.implementation if hello else "unknown",

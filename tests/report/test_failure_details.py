@@ -4,6 +4,7 @@ and failures with one difference shape are one grouped cause naming the likely r
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from pathlib import Path
@@ -85,3 +86,41 @@ def test_pytest_plugin_failure_shows_values_vector_and_input(pytester: pytest.Py
             "*at /canonicalJson: expected *, actual *",
         ]
     )
+
+
+CRASHING = """
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m["op"] == "hello":
+        hello = {"protocol": "rescind-driver/1", "capabilities": ["canonical"],
+                 "implementation": {"name": "crashy-impl", "version": "9.9"}}
+        print(json.dumps({"id": m["id"], "ok": hello}), flush=True)
+        continue
+    sys.exit(3)
+"""
+
+
+def test_a_crash_keeps_the_name_and_is_reported_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = tmp_path / "crashing.py"
+    script.write_text(CRASHING, encoding="utf-8")
+    markdown = tmp_path / "r.md"
+    selection = ["--no-model", "--explore-steps", "0", "--select", "canon.text"]
+    command = ["--impl", f"{sys.executable} {script}"]
+    assert main(["check", *selection, *command, "--markdown", str(markdown)]) == 2
+    out = capsys.readouterr().out
+    assert "Rescind conformance: crashy-impl 9.9" in out
+    flat = " ".join(out.split())
+    assert flat.count("driver protocol failure") == 1
+    assert "crashed: driver exited (code 3) while answering canonical.input (4 times:" in flat
+    assert "FAIL canon." not in flat
+    text = markdown.read_text(encoding="utf-8")
+    assert text.startswith(
+        "# Rescind conformance: crashy-impl 9.9 — HARNESS ERROR"
+    ) or text.startswith("# Rescind conformance: crashy-impl 9.9 — FAIL")
+    section = text.split("## Driver protocol failures", 1)[1].split("##", 1)[0]
+    assert section.count("\n- ") == 1 and "4 times" in section
+    assert main(["check", *selection, *command, "--json"]) == 2
+    assert json.loads(capsys.readouterr().out)["implementation"]["name"] == "crashy-impl"

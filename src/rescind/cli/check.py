@@ -234,7 +234,7 @@ def _print_summary(result: RunReport) -> None:
     console.print(table)
     console.print(_provenance_table(result))
     _print_failures(console, result)
-    for failure in result.harness_failures:
+    for failure in reports.harness_summary(result):
         console.print(Text.assemble(("driver protocol failure", "red"), " ", _plain(failure)))
     for note in result.notes:
         console.print(Text.assemble(("note", "yellow"), " ", _plain(note)))
