@@ -18,6 +18,7 @@ from typing import Literal
 import attrs
 
 from rescind.conformance.comparison import Comparison
+from rescind.conformance.drivertext import bound
 from rescind.conformance.harness import Driver
 
 Tier = Literal["must", "should", "profile"]
@@ -30,7 +31,8 @@ Status = Literal["pass", "fail", "not-applicable", "error", "xfail", "xpass"]
 @attrs.frozen
 class Outcome:
     status: Status
-    message: str = ""
+    message: str = attrs.field(default="", converter=bound)
+    """Bounded at construction (``drivertext.bound``): it may quote driver text."""
     seconds: float = 0.0
     comparison: Comparison | None = None
     """A failing vector check's bounded expected/actual values and differing paths."""

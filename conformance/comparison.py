@@ -20,16 +20,18 @@ from __future__ import annotations
 import enum
 import json
 import math
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final
 
 import attrs
 
+# The string bounds live in drivertext (one place for every driver string); re-exported.
+from rescind.conformance.drivertext import MAX_STRING as MAX_STRING
+from rescind.conformance.drivertext import STRING_PREFIX as STRING_PREFIX
+from rescind.conformance.drivertext import short as _short_string
 from rescind.conformance.harness import Reply
 
-MAX_STRING: Final = 120
-"""Strings longer than this are shown as their first ``STRING_PREFIX`` characters + length."""
-STRING_PREFIX: Final = 64
 MAX_VALUE_BYTES: Final = 4096
 """The compact JSON of each whole value stays within this many UTF-8 bytes."""
 MAX_DIFFERENCE_BYTES: Final = 256
@@ -59,18 +61,22 @@ def pointer(path: Sequence[str | int]) -> str:
     return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _compact(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    """Compact JSON; a lone surrogate (valid JSON, not encodable as UTF-8) is written as its
+    JSON escape, so the text always encodes and still reads back to the same value."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+compact = _compact
+"""Public name: reports show bounded values as this compact JSON."""
 
 
 def _size(value: Any) -> int:
     return len(_compact(value).encode("utf-8"))
-
-
-def _short_string(text: str) -> tuple[str, bool]:
-    if len(text) <= MAX_STRING:
-        return text, False
-    return f"{text[:STRING_PREFIX]}…({len(text)} chars)", True
 
 
 class _Bounder:

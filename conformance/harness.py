@@ -5,18 +5,24 @@ driver can misbehave has a name (``HarnessFailure.kind``): ``non_json_output`` (
 carried a line that is not a JSON object), ``timeout`` (no reply, or the request not read,
 in time), ``reply_too_large`` (a stdout line longer than ``max_reply_bytes``),
 ``duplicate_reply`` (an id answered twice), ``unexpected_reply`` (an id that was never
-asked), ``crashed`` (the process exited, or could not start), ``stdout_closed`` (stdout
-closed while the process kept running), ``bad_handshake`` and ``malformed_reply``. After
-any of them the process is killed. stderr, the driver's log channel, is drained all the
-time and its last 64 KiB are kept for the report.
+asked), ``crashed`` (the process exited, or could not start; also when a child it forked still
+holds stdout), ``stdout_closed`` (stdout closed while the process kept running),
+``reply_beyond_limits`` (valid JSON the runner cannot decode: nested deeper than its decoder
+follows, or an integer past Python's digit limit), ``bad_handshake`` and ``malformed_reply``.
+After any of them the process is killed with its whole process group: the driver runs in a
+session of its own, so children it forked never outlive the run. stderr, the driver's log
+channel, is drained all the time and its last 64 KiB are kept for the report.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
 import shlex
+import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -38,6 +44,8 @@ DEFAULT_MAX_REPLY_BYTES = 32 * 1024 * 1024
 """The longest stdout line the runner reads; the largest reply any check asks for is a few
 MiB (canonical bytes of a 1 MiB payload, hex-encoded)."""
 _EXIT_GRACE = 1.0
+_EXIT_POLL = 0.25
+"""While waiting for a reply, how often the runner looks whether the driver has exited."""
 
 
 class HarnessFailure(Exception):
@@ -155,6 +163,9 @@ class SubprocessDriver(Driver):
                 stderr=subprocess.PIPE,
                 cwd=cwd,
                 bufsize=0,
+                # A session (and process group) of its own: killing the group ends any child
+                # the driver forked, even one that outlived the driver holding its pipes.
+                start_new_session=True,
             )
         except OSError as error:
             raise HarnessFailure("crashed", f"could not start driver: {error}") from None
@@ -213,9 +224,27 @@ class SubprocessDriver(Driver):
             except ValueError as error:
                 raise self._fail("malformed_reply", f"{op}: {error}") from None
 
+    def _read_line(self, deadline: float, op: str) -> bytes:
+        """The next stdout line; a driver that exited while a child it forked keeps stdout
+        open is ``crashed`` at once, not a ``timeout`` after the whole wait."""
+        while True:
+            slice_end = min(deadline, time.monotonic() + _EXIT_POLL)
+            try:
+                return self._reader.read_line(slice_end)
+            except DeadlinePassed:
+                code = self.process.poll()
+                if code is not None:
+                    raise self._fail(
+                        "crashed",
+                        f"driver exited (code {code}) while answering {op}; "
+                        "a process it started still holds its stdout",
+                    ) from None
+                if time.monotonic() >= deadline:
+                    raise
+
     def _read_message(self, deadline: float, op: str) -> dict[str, Any]:
         try:
-            raw = self._reader.read_line(deadline)
+            raw = self._read_line(deadline, op)
         except DeadlinePassed:
             raise self._fail("timeout", f"no reply to {op} within {self.timeout:g} s") from None
         except LineTooLong as error:
@@ -227,10 +256,22 @@ class SubprocessDriver(Driver):
             raise self._stdout_ended(op) from None
         try:
             message = json.loads(raw)
-        except (ValueError, RecursionError):
-            # RecursionError: JSON nested deeper than the stdlib decoder can follow.
+        except RecursionError:
+            raise self._fail(
+                "reply_beyond_limits",
+                f"a stdout line near {op} nests JSON deeper than the runner decodes "
+                f"(about {sys.getrecursionlimit()} levels; RecursionError)",
+            ) from None
+        except (json.JSONDecodeError, UnicodeDecodeError):
             raise self._fail(
                 "non_json_output", f"stdout line is not JSON ({len(raw)} bytes) near {op}"
+            ) from None
+        except ValueError:
+            # Valid JSON: an integer literal longer than Python's int conversion limit.
+            raise self._fail(
+                "reply_beyond_limits",
+                f"a stdout line near {op} holds an integer of more than "
+                f"{sys.get_int_max_str_digits()} digits (the runner's integer limit)",
             ) from None
         if not isinstance(message, dict):
             raise self._fail("non_json_output", f"stdout line is not a JSON object near {op}")
@@ -248,6 +289,13 @@ class SubprocessDriver(Driver):
             self.process.kill()
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.process.wait(timeout=5)
+        self._kill_group()
+
+    def _kill_group(self) -> None:
+        """End every process left in the driver's group (the driver is its leader, so the
+        group id is its pid; it exists only while a member is alive)."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signal.SIGKILL)
 
     def close(self) -> None:
         if self.process.poll() is None:

@@ -15,12 +15,13 @@ narrows the set, and checks for undeclared capabilities are skipped (never passe
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, cast
 
 import pytest
 
-from rescind.conformance.checks import REQUIRED_TIERS, Check
+from rescind.conformance.checks import REQUIRED_TIERS, Check, Outcome, Result
+from rescind.conformance.drivertext import visible
 from rescind.conformance.harness import InProcessDriver
 
 Adapter = Callable[[Mapping[str, Any]], Mapping[str, Any]]
@@ -68,7 +69,7 @@ class RescindItem(pytest.Item):
             return
         if self.check.tier not in REQUIRED_TIERS:
             pytest.xfail(f"{self.check.tier} check: {outcome.message}")
-        raise RescindCheckFailure(self.check, outcome.message)
+        raise RescindCheckFailure(self.check, outcome.message, _details(self.check, outcome))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, RescindCheckFailure):
@@ -80,8 +81,23 @@ class RescindItem(pytest.Item):
 
 
 class RescindCheckFailure(Exception):
-    def __init__(self, check: Check, message: str) -> None:
-        super().__init__(f"{check.id} ({check.rule}, {check.source}): {message}")
+    """A failing check: its message, then its vector file, the input sent and the bounded
+    expected/actual values (``report.failure_details``), one per line, driver text visible."""
+
+    def __init__(self, check: Check, message: str, details: Sequence[str] = ()) -> None:
+        lines = [f"{check.id} ({check.rule}, {check.source}): {message}", *details]
+        super().__init__("\n    ".join(visible(line) for line in lines))
+
+
+_VECTORS: dict[str, Mapping[str, Any]] = {}
+
+
+def _details(check: Check, outcome: Outcome) -> list[str]:
+    from rescind.conformance import report
+
+    if check.provenance is not None and not _VECTORS:
+        _VECTORS.update(report.vector_tests())
+    return report.failure_details(Result(check, outcome), _VECTORS)
 
 
 def _items(session: pytest.Session, adapter: Adapter) -> Iterator[RescindItem]:

@@ -22,14 +22,15 @@ import attrs
 from rescind.conformance.checks import Result
 from rescind.conformance.comparison import Comparison
 from rescind.conformance.diagram_svg import lifecycle_figure
+from rescind.conformance.drivertext import visible
 from rescind.conformance.report import (
     PROVENANCE_LABELS,
     SUMMARY_STATUSES,
     counts_by_provenance,
     provenance_of,
+    vector_tests,
 )
 from rescind.conformance.runner import RunReport
-from rescind.conformance.vectorchecks import load_vector_files
 from rescind.tables.registry import LIFECYCLES, Registered
 
 PROBLEM_STATUSES = ("fail", "error", "xpass")
@@ -38,8 +39,14 @@ SHORT_VALUE = 48
 """Step arguments longer than this are shown by length only: they are payloads, not names."""
 
 
+_PAGE_TEXT = 64 * 1024
+"""No piece of text on the page is longer (driver text is bounded far below at its source)."""
+
+
 def _e(value: object) -> str:
-    return html.escape(str(value), quote=True)
+    """Text made visible (``drivertext.visible``: no lone surrogate, control or bidi override
+    reaches the page) and escaped: nothing from the run can become markup."""
+    return html.escape(visible(value, limit=_PAGE_TEXT, keep_lines=True), quote=True)
 
 
 @attrs.frozen
@@ -203,16 +210,6 @@ def _steps_of(holder: object) -> tuple[str, ...]:
     return tuple(step_text(step) for step in steps) if isinstance(steps, list) else ()
 
 
-def vector_tests() -> dict[str, Mapping[str, Any]]:
-    """Every golden vector test by id: where the failing trace steps are read from."""
-    return {
-        test["id"]: test
-        for document in load_vector_files()
-        for group in document["testGroups"]
-        for test in group["tests"]
-    }
-
-
 _STYLE = """
 body{font:14px/1.45 system-ui,sans-serif;margin:1.5rem auto;max-width:78rem;padding:0 1rem;
 color:#1d232a;background:#fff}
@@ -272,6 +269,7 @@ def to_html(
         f"<title>{_e(title)}</title><style>{_STYLE}</style></head><body>",
         *_header(report, verdict, passed),
         *_matrix(report),
+        *_notes(report),
         *_harness(report),
         *_failures(problems, vectors),
         *_diagrams(lifecycles),
@@ -372,6 +370,13 @@ def _matrix(report: RunReport) -> list[str]:
         lines.append(_cell(total, f' data-provenance="{_e(label)}"', "total"))
     lines.append(_cell(_sum(cells.values()), "", "total") + "</tr></tbody></table></section>")
     return lines
+
+
+def _notes(report: RunReport) -> list[str]:
+    if not report.notes:
+        return []
+    items = "".join(f"<li>{_e(note)}</li>" for note in report.notes)
+    return [f'<section id="notes"><h2>Notes</h2><ul>{items}</ul></section>']
 
 
 def _harness(report: RunReport) -> list[str]:

@@ -113,6 +113,7 @@ def merge(documents: Sequence[tuple[str, Mapping[str, Any]]]) -> tuple[RunReport
         harness_failures=tuple(
             failure for _, document in documents for failure in document["harnessFailures"]
         ),
+        notes=tuple(str(note) for _, document in documents for note in document.get("notes", ())),
         # Shards run side by side: the joined run takes as long as its slowest shard.
         seconds=max(float(document.get("seconds", 0.0)) for _, document in documents),
     )

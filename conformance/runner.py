@@ -16,21 +16,40 @@ from collections.abc import Callable, Iterable, Sequence
 import attrs
 
 from rescind.conformance.checks import Check, Outcome, Result
+from rescind.conformance.drivertext import bound, short
 from rescind.conformance.harness import Driver, HarnessFailure
 
 DriverFactory = Callable[[], Driver]
 Progress = Callable[[Check, Outcome], None]
 
 
+def _short(text: str) -> str:
+    return short(text)[0]
+
+
+def _shorts(texts: Iterable[str]) -> tuple[str, ...]:
+    return tuple(short(text)[0] for text in texts)
+
+
+def _bounds(texts: Iterable[str]) -> tuple[str, ...]:
+    return tuple(bound(text) for text in texts)
+
+
 @attrs.frozen
 class RunReport:
-    implementation: str
-    version: str
-    capabilities: tuple[str, ...]
-    profiles: tuple[str, ...]
+    """A run's results. Every string the driver chose (its name, version, capability and
+    profile names, failure messages) is bounded here (``drivertext``), whatever its source."""
+
+    implementation: str = attrs.field(converter=_short)
+    version: str = attrs.field(converter=_short)
+    capabilities: tuple[str, ...] = attrs.field(converter=_shorts)
+    profiles: tuple[str, ...] = attrs.field(converter=_shorts)
     results: tuple[Result, ...]
-    harness_failures: tuple[str, ...]
+    harness_failures: tuple[str, ...] = attrs.field(converter=_bounds)
     seconds: float
+    notes: tuple[str, ...] = attrs.field(default=(), converter=_bounds)
+    """What the run lost or changed on the way without failing a check (e.g. an example
+    database that stopped answering): shown by every report."""
 
     @property
     def failed(self) -> bool:
@@ -69,6 +88,8 @@ def run_checks(
         driver = start_driver()
     except HarnessFailure as failure:
         failures.append(str(failure))
+    # The first hello names the implementation, even if the driver is dead by the end.
+    hello = driver.hello if driver else None
     capabilities = driver.hello.capabilities if driver else frozenset()
     declared_profiles = set(driver.hello.profiles) if driver else set()
     results: list[Result] = []
@@ -92,6 +113,7 @@ def run_checks(
                     restarts += 1
                     try:
                         driver = start_driver()
+                        hello = hello or driver.hello
                     except HarnessFailure as again:
                         failures.append(f"restart: {again}")
             except Exception as internal:
@@ -106,8 +128,8 @@ def run_checks(
         results.append(Result(check, outcome))
         if progress is not None:
             progress(check, outcome)
-    hello = driver.hello if driver else None
     if driver is not None:
+        hello = hello or driver.hello
         driver.close()
     return RunReport(
         implementation=hello.implementation if hello else "unknown",

@@ -12,8 +12,9 @@ from __future__ import annotations
 import hashlib
 import importlib.resources
 import json
+import os
 import sysconfig
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -242,17 +243,45 @@ def export(directory: Path) -> list[str]:
     retired = retired_by_id()
     problems = registry_problems(registry, tests, retired)
     problems.extend(retired_section_problems(_load_retired(directory), retired))
+    problems[:0] = target_problems(directory, [*generated, REGISTRY_NAME])
     if problems:
         return problems
     (directory / "schema").mkdir(parents=True, exist_ok=True)
     for path, text in generated.items():
         target = directory / path
         if not target.exists() or target.read_text(encoding="utf-8") != text:
-            target.write_text(text, encoding="utf-8")
-    (directory / REGISTRY_NAME).write_text(
-        render_registry(registry, tests, retired), encoding="utf-8"
-    )
+            _write_no_follow(target, text)
+    _write_no_follow(directory / REGISTRY_NAME, render_registry(registry, tests, retired))
     return []
+
+
+def target_problems(directory: Path, paths: Sequence[str]) -> list[str]:
+    """Why export must not write into ``directory``: it, its ``schema`` folder or a file it
+    would write is a symlink (never followed), or it holds files but no ``registry.json``
+    (a non-empty directory that is not a vectors directory is never written into)."""
+    if directory.is_symlink():
+        return [f"{directory} is a symlink; give the real directory"]
+    if directory.exists() and not directory.is_dir():
+        return [f"{directory} is not a directory"]
+    problems = []
+    if directory.is_dir() and any(directory.iterdir()):
+        registry = directory / REGISTRY_NAME
+        if not registry.is_file() or registry.is_symlink():
+            problems.append(
+                f"{directory} is not empty and holds no {REGISTRY_NAME}: not a vectors "
+                "directory (give an empty or a vectors directory)"
+            )
+    for path in ("schema", *paths):
+        if (directory / path).is_symlink():
+            problems.append(f"{directory / path} is a symlink; export never follows one")
+    return problems
+
+
+def _write_no_follow(path: Path, text: str) -> None:
+    """Write ``path`` without following a symlink put there after the check (O_NOFOLLOW)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
+    with os.fdopen(os.open(path, flags, 0o644), "w", encoding="utf-8") as handle:
+        handle.write(text)
 
 
 def check(directory: Path) -> list[str]:

@@ -141,3 +141,31 @@ def test_reads_stdin_by_default() -> None:
         json.loads(completed.stdout)["workerInputFingerprint"]
         == "808eacaced59aa781db84ec2f0f6206203e613ff3b6c657de31e8efce2ffceba"
     )
+
+
+@pytest.mark.parametrize(
+    ("content", "extra", "fix"),
+    [
+        (b'{"a":', [], "add --format text"),
+        (b"\xff\xfe", [], "convert the file to UTF-8"),
+        (b"\xff\xfe", ["--format", "text"], "convert the file to UTF-8"),
+        (b"x" * 100, ["--max-input-bytes", "10"], "raise it, e.g. --max-input-bytes"),
+    ],
+)
+def test_fingerprint_errors_name_the_fix(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes, extra: list[str], fix: str
+) -> None:
+    payload = tmp_path / "payload"
+    payload.write_bytes(content)
+    assert main(["fingerprint", *extra, str(payload)]) == 2
+    err = capsys.readouterr().err
+    assert fix in err and err.count("\n") == 1
+
+
+def test_fingerprint_unreadable_file_has_no_raw_errno(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for path in (tmp_path / "missing.json", tmp_path):
+        assert main(["fingerprint", str(path)]) == 2
+        err = capsys.readouterr().err
+        assert "[Errno" not in err and f"cannot read payload file {path}:" in err

@@ -78,3 +78,15 @@ def test_usage_errors_exit_2(tmp_path: Path) -> None:
     assert main(["check", "--expect-fail", str(tmp_path / "missing.txt")]) == 2
     assert main(["check", "--select", "no-such-check-anywhere"]) == 2
     assert main(["check", "--timeout", "0"]) == 2
+
+
+def test_json_takes_a_file_like_the_other_reports(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    target = tmp_path / "report.json"
+    selection = ["--no-model", "--explore-steps", "0", "--select", "canon.text.release"]
+    assert main(["check", *selection, "--json", str(target)]) == 0
+    document = json.loads(target.read_text(encoding="utf-8"))
+    assert "canon.text.release" in [c["id"] for c in document["checks"]]
+    assert "PASS" in capsys.readouterr().out  # the summary still goes to the terminal
+    for spelling in (["--json", "-"], ["--json"]):
+        assert main(["check", *selection, *spelling]) == 0
+        assert json.loads(capsys.readouterr().out)["passed"] is True

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from rescind.conformance import comparison as cmp
 from rescind.conformance import report, report_html, report_merge
 from rescind.conformance.driver import handle as reference
+from rescind.conformance.drivertext import visible
 from rescind.conformance.harness import InProcessDriver, Reply
 from rescind.conformance.runner import RunReport, run_checks
 from rescind.conformance.sharding import Shard
@@ -207,11 +208,12 @@ def test_html_escapes_reply_values_and_shows_each_difference_row() -> None:
     article = page.articles[PROBE]
     assert article.paths == [d["path"] for d in comparison["differences"]] == ["/canonicalJson"]
     assert article.actual == [json.dumps("<script>alert(1)</script>")]
-    assert article.expected == [
-        json.dumps(
-            _vector("canonical-input", PROBE)["expected"]["canonicalJson"], ensure_ascii=False
-        )
-    ]
+    # The vector's U+FFFF (a noncharacter) is shown escaped, as every invisible character is.
+    expected = json.dumps(
+        _vector("canonical-input", PROBE)["expected"]["canonicalJson"], ensure_ascii=False
+    )
+    assert "\uffff" in expected
+    assert article.expected == [expected.replace("\uffff", "\\uffff")]
     assert json.loads(article.values["actual"])["canonicalJson"] == "<script>alert(1)</script>"
     assert json.loads(article.values["expected"]) == comparison["expected"]
 
@@ -221,7 +223,8 @@ def test_html_rows_of_a_broken_driver_match_its_json_comparison() -> None:
     comparison = _entry(run, PROBE)["comparison"]
     article = read(report_html.to_html(run, vectors={})).articles[PROBE]
     differences = comparison["differences"]
-    compact = lambda value: json.dumps(value, ensure_ascii=False, separators=(",", ":"))  # noqa: E731
+    # The page shows each value as visible text (drivertext.visible: U+FFFF reads \\uffff).
+    compact = lambda value: visible(json.dumps(value, ensure_ascii=False, separators=(",", ":")))  # noqa: E731
     assert article.paths == [d["path"] for d in differences]
     assert article.expected == [compact(d["expected"]) for d in differences]
     assert article.actual == [compact(d["actual"]) for d in differences]
@@ -234,7 +237,8 @@ def test_markdown_lists_the_differing_paths() -> None:
     refused = [
         i for i, step in enumerate(test["expected"]["steps"]) if step.get("error") == REFUSAL
     ]
-    (row,) = (line for line in report.to_markdown(run).splitlines() if JOURNAL in line)
+    lines = report.to_markdown(run).splitlines()
+    (row,) = (line for line in lines if JOURNAL in line and line.startswith("|"))
     assert row.rstrip(" |").endswith(", ".join(f"`/steps/{i}/error`" for i in refused))
 
 

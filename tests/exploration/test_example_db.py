@@ -151,3 +151,93 @@ def test_an_unreachable_redis_is_a_usage_error(capsys: pytest.CaptureFixture[str
     port = _free_port()
     code = main(["check", "--no-model", "--example-db", f"redis://127.0.0.1:{port}"])
     assert code == 2 and "cannot reach the Redis example database" in capsys.readouterr().err
+
+
+PASSWORD = "s3cret-pa55word"
+
+
+def _start_redis(directory: Path, password: str) -> tuple[subprocess.Popen[bytes], int]:
+    pytest.importorskip("redis", reason="the redis package (hypothesis[redis]) is not installed")
+    server = _redis_server()
+    if server is None:
+        pytest.skip("redis-server is absent and could not be installed with apt-get (not root?)")
+    port = _free_port()
+    arguments = ["--port", str(port), "--bind", "127.0.0.1", "--save", "", "--dir", str(directory)]
+    process = subprocess.Popen(
+        [server, *arguments, "--requirepass", password],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    import redis
+
+    client = redis.Redis(port=port, password=password)
+    for _ in range(100):
+        try:
+            client.ping()
+            return process, port
+        except redis.ConnectionError:
+            time.sleep(0.05)
+    process.kill()
+    pytest.fail("redis-server did not answer")
+
+
+def test_redis_killed_mid_run_the_run_continues_and_says_so(tmp_path: Path) -> None:
+    """The server dies as soon as exploration saved its first disagreement (Hypothesis keeps
+    saving while it shrinks, and the next area reads it first): the run finishes without the
+    database, with the same verdicts, says so on stderr and in the report, and never shows
+    the password."""
+    import redis
+
+    process, port = _start_redis(tmp_path, PASSWORD)
+    url = f"redis://:{PASSWORD}@127.0.0.1:{port}"
+    report_file = tmp_path / "report.md"
+    command = [
+        sys.executable,
+        "-m",
+        "rescind",
+        "check",
+        "--no-model",
+        *("--select", AREA, "--select", "explore.session-host"),
+        *("--impl", BROKEN, "--example-db", url, "--seed", "3", "--explore-steps", "200"),
+        *("--markdown", str(report_file), "--json"),
+    ]
+    run = subprocess.Popen(
+        command,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    client = redis.Redis(port=port, password=PASSWORD)
+    try:
+        deadline = time.monotonic() + 120
+        while not client.keys(b"rescind-examples:*"):
+            assert run.poll() is None, "the run ended before exploration saved anything"
+            assert time.monotonic() < deadline
+            time.sleep(0.005)
+        process.kill()
+        process.wait(timeout=10)
+        out, err = run.communicate(timeout=600)
+    finally:
+        process.kill()
+        run.kill()
+    stdout, stderr = out.decode(), err.decode()
+    assert PASSWORD not in stdout + stderr + report_file.read_text(encoding="utf-8")
+    report = json.loads(stdout)
+    # The same verdicts as with a live database: the broken driver fails session-worker.
+    statuses = {check["id"]: check["status"] for check in report["checks"]}
+    assert statuses == {AREA: "fail", "explore.session-host": statuses["explore.session-host"]}
+    assert run.returncode == report["exitCode"] == 1
+    (note,) = report["notes"]
+    assert "stopped answering" in note and f"redis://:***@127.0.0.1:{port}" in note
+    assert "stopped answering" in stderr
+    assert "## Notes" in report_file.read_text(encoding="utf-8")
+
+
+def test_redis_password_never_shown_when_unreachable(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("redis", reason="the redis package (hypothesis[redis]) is not installed")
+    port = _free_port()
+    code = main(["check", "--no-model", "--example-db", f"redis://:{PASSWORD}@127.0.0.1:{port}"])
+    captured = capsys.readouterr()
+    assert code == 2 and "cannot reach the Redis example database" in captured.err
+    assert PASSWORD not in captured.err + captured.out and ":***@" in captured.err

@@ -119,9 +119,61 @@ def test_exiting_is_still_crashed_with_its_code(tmp_path: Path) -> None:
     driver.close()
 
 
-def test_a_reply_nested_too_deeply_is_non_json_output(tmp_path: Path) -> None:
+def _failure(driver: SubprocessDriver) -> HarnessFailure:
+    with pytest.raises(HarnessFailure) as caught:
+        driver.request(*PROBE)
+    driver.close()
+    return caught.value
+
+
+def test_a_reply_nested_too_deeply_names_the_limit(tmp_path: Path) -> None:
+    # Valid JSON, 10^5 levels deep: not "not JSON", but past what the runner decodes.
     body = "    sys.stdout.write('[' * 100_000 + ']' * 100_000 + '\\n'); sys.stdout.flush()"
-    assert _failure_of(_start(tmp_path, body, timeout=10.0)) == "non_json_output"
+    failure = _failure(_start(tmp_path, body, timeout=10.0))
+    assert failure.kind == "reply_beyond_limits" and "deeper than the runner" in failure.message
+
+
+def test_a_5000_digit_id_names_the_integer_limit(tmp_path: Path) -> None:
+    body = "    sys.stdout.write('{\"id\": ' + '7' * 5000 + ', \"ok\": {}}\\n'); sys.stdout.flush()"
+    failure = _failure(_start(tmp_path, body, timeout=10.0))
+    assert failure.kind == "reply_beyond_limits"
+    assert f"{sys.get_int_max_str_digits()} digits" in failure.message
+
+
+def test_invalid_json_is_still_non_json_output(tmp_path: Path) -> None:
+    body = "    sys.stdout.write('{nope\\n'); sys.stdout.flush()"
+    assert _failure(_start(tmp_path, body, timeout=10.0)).kind == "non_json_output"
+
+
+def test_a_driver_whose_child_holds_stdout_is_crashed_and_the_child_is_killed(
+    tmp_path: Path,
+) -> None:
+    # The driver forks a child that keeps stdout open, then exits without answering.
+    pid_file = tmp_path / "child.pid"
+    body = (
+        "    if os.fork() == 0:\n"
+        f"        open({str(pid_file)!r}, 'w').write(str(os.getpid())); time.sleep(120)\n"
+        "    os._exit(3)"
+    )
+    driver = _start(tmp_path, body, timeout=30.0)
+    started = time.monotonic()
+    failure = _failure(driver)
+    assert failure.kind == "crashed" and "code 3" in failure.message
+    assert time.monotonic() - started < 10  # not a 30 s timeout
+    child = int(pid_file.read_text())
+    for _ in range(100):
+        if not _alive(child):
+            break
+        time.sleep(0.05)
+    assert not _alive(child), "the forked child outlived the driver"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, IndexError):
+        return False
+    return state != "Z"
 
 
 def test_a_driver_that_stops_reading_stdin_times_out(tmp_path: Path) -> None:

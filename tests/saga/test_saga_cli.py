@@ -185,3 +185,33 @@ def test_unreadable_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     deep = "[" * 100000 + "]" * 100000
     assert main(["saga", "plan", write(tmp_path, '{"sourceRun": ' + deep + "}")]) == 2
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("action", "body", "shown"),
+    [
+        ("plan", {"sourceRun": {"runId": "X", "state": "failed", "tasks": []}}, "sourceRun.runId"),
+        (
+            "plan",
+            {"sourceRun": {"runId": "r", "state": "failed", "tasks": [{"id": "a", "needsX": []}]}},
+            "sourceRun.tasks[0].needsX",
+        ),
+        ("validate", {"bindings": [{"name": 3}]}, "bindings[0].name"),
+    ],
+)
+def test_invalid_input_names_the_json_keys_as_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], action: str, body: Any, shown: str
+) -> None:
+    assert main(["saga", action, write(tmp_path, body)]) == 2
+    err = capsys.readouterr().err
+    assert f"saga_invalid_input at {shown}: " in err and "file." not in err
+
+
+def test_validate_says_a_run_file_is_a_run_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path, {"sourceRun": {"runId": "r", "state": "failed", "tasks": []}})
+    assert main(["saga", "validate", path]) == 2
+    assert f"looks like a run file, not a binding set: use rescind saga plan {path}" in (
+        capsys.readouterr().err
+    )

@@ -91,3 +91,40 @@ def test_every_vector_cites_a_rule_defined_in_docs_spec() -> None:
         for group in document["testGroups"]:
             for test in group["tests"]:
                 assert test["rule"] in defined, f"{test['id']} cites undefined rule {test['rule']}"
+
+
+def test_export_refuses_a_non_empty_directory_that_is_not_a_vectors_directory(
+    tmp_path: Path,
+) -> None:
+    from rescind.cli import main
+
+    precious = tmp_path / "home"
+    precious.mkdir()
+    (precious / "notes.txt").write_text("keep me", encoding="utf-8")
+    assert main(["vectors", "export", "--dir", str(precious)]) == 1
+    assert sorted(p.name for p in precious.iterdir()) == ["notes.txt"]
+    # An empty directory is a fresh vectors directory; exporting again into it is fine.
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    assert main(["vectors", "export", "--dir", str(fresh)]) == 0
+    assert (fresh / "registry.json").is_file()
+    assert main(["vectors", "export", "--dir", str(fresh)]) == 0
+
+
+def test_export_never_follows_symlinks(tmp_path: Path) -> None:
+    from rescind.cli import main
+
+    fresh = tmp_path / "vectors"
+    fresh.mkdir()
+    assert main(["vectors", "export", "--dir", str(fresh)]) == 0
+    victim = tmp_path / "victim.txt"
+    victim.write_text("untouched", encoding="utf-8")
+    target = fresh / "canonical-input.json"
+    target.unlink()
+    target.symlink_to(victim)
+    assert main(["vectors", "export", "--dir", str(fresh)]) == 1
+    assert victim.read_text(encoding="utf-8") == "untouched" and target.is_symlink()
+    link = tmp_path / "link"
+    link.symlink_to(fresh)
+    assert main(["vectors", "export", "--dir", str(link)]) == 2
+    assert victim.read_text(encoding="utf-8") == "untouched"

@@ -21,6 +21,7 @@ class ScaleOut:
     shard: Shard | None
     example_db: ExampleDatabase | None
     where: str
+    """The database as given, any Redis password masked."""
 
 
 def add_arguments(parser: Any) -> None:
@@ -56,7 +57,7 @@ def options(args: argparse.Namespace) -> ScaleOut:
         database = example_db.open_database(args.example_db)
     except ValueError as error:
         raise UsageError(f"--example-db: {error}") from error
-    return ScaleOut(choose_seed(args.seed), shard, database, args.example_db)
+    return ScaleOut(choose_seed(args.seed), shard, database, example_db.redacted(args.example_db))
 
 
 def announce(scale: ScaleOut) -> None:

@@ -9,17 +9,20 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import attrs
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from rescind.cli import UsageError
 from rescind.cli import _scale_out as scale_out
+from rescind.conformance import example_db, report_html
 from rescind.conformance import report as reports
-from rescind.conformance import report_html
 from rescind.conformance.catalogue import all_checks
-from rescind.conformance.checks import REQUIRED_TIERS, Check, Outcome
+from rescind.conformance.checks import Check, Outcome
 from rescind.conformance.driver import handle
+from rescind.conformance.drivertext import visible
 from rescind.conformance.harness import DEFAULT_TIMEOUT, InProcessDriver, SubprocessDriver
 from rescind.conformance.report_merge import plan_section, run_section
 from rescind.conformance.runner import RunReport, run_checks
@@ -40,7 +43,14 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds to wait for each reply"
     )
-    parser.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    parser.add_argument(
+        "--json",
+        nargs="?",
+        const="-",
+        metavar="FILE",
+        help="write the report as one JSON object to FILE ('-' or no FILE: stdout, instead of "
+        "the summary)",
+    )
     parser.add_argument("--junit", type=Path, metavar="FILE", help="write a JUnit XML report")
     parser.add_argument("--markdown", type=Path, metavar="FILE", help="write a Markdown report")
     parser.add_argument(
@@ -158,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
         TimeElapsedColumn(),
         console=console,
         transient=True,
-        disable=args.json or not console.is_terminal,
+        disable=args.json == "-" or not console.is_terminal,
     ) as progress:
         task = progress.add_task("checking", total=len(checks))
 
@@ -166,6 +176,9 @@ def run(args: argparse.Namespace) -> int:
             progress.update(task, advance=1, description=check.source)
 
         result = run_checks(checks, start, expected_failures=expected, progress=advance)
+    lost = example_db.lost(scale.example_db)
+    if lost is not None:
+        result = attrs.evolve(result, notes=(*result.notes, lost))
     args.run_section = run_section(scale.seed, scale.shard, plan)
     _write_outputs(result, args)
     return result.exit_code()
@@ -181,15 +194,24 @@ def _write_outputs(result: RunReport, args: argparse.Namespace) -> None:
     if args.expect_fail is not None:
         fresh = args.expect_fail.with_name(args.expect_fail.name + ".new")
         fresh.write_text(reports.expected_failures_text(result), encoding="utf-8")
-    if args.json:
-        print(json.dumps({**reports.to_json(result), "run": args.run_section}, indent=2))
-        return
+    if args.json is not None:
+        text = json.dumps({**reports.to_json(result), "run": args.run_section}, indent=2)
+        if args.json == "-":
+            print(text)
+            return
+        Path(args.json).write_text(text + "\n", encoding="utf-8")
     _print_summary(result)
+
+
+def _plain(text: object) -> Text:
+    """Driver text for the terminal: visible (no control sequence reaches it) and never read
+    as Rich markup."""
+    return Text(visible(text))
 
 
 def _print_summary(result: RunReport) -> None:
     console = Console()
-    table = Table(title=f"Rescind conformance: {result.implementation} {result.version}")
+    table = Table(title=_plain(f"Rescind conformance: {result.implementation} {result.version}"))
     for column in ("source", "checks", "pass", "fail", "error", "n/a", "other"):
         table.add_column(column, justify="right" if column != "source" else "left")
     by_source: dict[str, dict[str, int]] = {}
@@ -201,7 +223,7 @@ def _print_summary(result: RunReport) -> None:
             v for k, v in row.items() if k not in ("pass", "fail", "error", "not-applicable")
         )
         table.add_row(
-            source,
+            _plain(source),
             str(sum(row.values())),
             str(row.get("pass", 0)),
             str(row.get("fail", 0)),
@@ -211,13 +233,11 @@ def _print_summary(result: RunReport) -> None:
         )
     console.print(table)
     console.print(_provenance_table(result))
-    for item in result.results:
-        if item.outcome.status in ("fail", "error") and item.check.tier in REQUIRED_TIERS:
-            console.print(
-                f"[red]FAIL[/red] {item.check.id} ({item.check.rule}): {item.outcome.message}"
-            )
-    for failure in result.harness_failures:
-        console.print(f"[red]driver protocol failure[/red] {failure}")
+    _print_failures(console, result)
+    for failure in reports.harness_summary(result):
+        console.print(Text.assemble(("driver protocol failure", "red"), " ", _plain(failure)))
+    for note in result.notes:
+        console.print(Text.assemble(("note", "yellow"), " ", _plain(note)))
     verdict = {0: "[green]PASS[/green]", 1: "[red]FAIL[/red]", 2: "[red]HARNESS ERROR[/red]"}
     counts = ", ".join(f"{count} {status}" for status, count in sorted(result.counts().items()))
     console.print(
@@ -227,6 +247,54 @@ def _print_summary(result: RunReport) -> None:
     sys.stdout.flush()
 
 
+GROUP_IDS = 8
+"""Check ids a grouped cause lists on the terminal (every id is in the other reports)."""
+
+
+def _print_failures(console: Console, result: RunReport) -> None:
+    """Grouped causes first (one example with its values, then the other ids), then every
+    other failing must check with its vector, input and values. Checks that errored because
+    the driver broke the protocol are reported once, with the driver protocol failures."""
+    vectors = reports.vector_tests_for(result)
+    grouped = reports.failure_groups(result)
+    shown: set[str] = set()
+    for group in grouped:
+        first, *others = group.results
+        console.print(Text.assemble(("CAUSE", "red"), " ", _plain(reports.group_summary(group))))
+        _print_failure(console, first, vectors)
+        ids = [other.check.id for other in others]
+        listed = ", ".join(ids[:GROUP_IDS]) + (
+            f" +{len(ids) - GROUP_IDS} more" * (len(ids) > GROUP_IDS)
+        )
+        console.print(_plain(f"    same difference: {listed}"))
+        shown.update(item.check.id for item in group.results)
+    broken = 0
+    for item in result.results:
+        if not item.failed or item.check.id in shown:
+            continue
+        if item.outcome.status == "error":
+            broken += 1
+            continue
+        _print_failure(console, item, vectors)
+    if broken:
+        console.print(
+            Text.assemble(
+                ("ERROR", "red"),
+                _plain(
+                    f" {broken} checks not run to the end: the driver broke the protocol "
+                    "(listed once below)"
+                ),
+            )
+        )
+
+
+def _print_failure(console: Console, item: Any, vectors: Any) -> None:
+    line = f" {item.check.id} ({item.check.rule}): {item.outcome.message}"
+    console.print(Text.assemble(("FAIL", "red"), _plain(line)))
+    for detail in reports.failure_details(item, vectors):
+        console.print(_plain(f"    {detail}"))
+
+
 def _provenance_table(result: RunReport) -> Table:
     table = Table(title="By provenance of the expectation")
     table.add_column("provenance")
@@ -234,7 +302,7 @@ def _provenance_table(result: RunReport) -> Table:
         table.add_column(column, justify="right")
     for label, row in reports.counts_by_provenance(result).items():
         table.add_row(
-            label,
+            _plain(label),
             str(row["pass"]),
             str(row["fail"]),
             str(row["not-applicable"]),

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from rescind.cli import UsageError
 from rescind.reference.errors import RescindError
 from rescind.reference.inspect_fast import inspect_fast
 from rescind.reference.inspect_payload import Inspection
@@ -74,9 +75,38 @@ def read_bounded(file: str, maximum: int) -> bytes:
     return data
 
 
+def _hint(error: RescindError, payload_format: str) -> str:
+    """What to do about a refused payload: the fix, named."""
+    reason = error.details.get("reason")
+    if isinstance(error, FingerprintInputTooLarge):
+        return (
+            f"the payload is larger than --max-input-bytes ({error.details['maximum']} bytes); "
+            "raise it, e.g. --max-input-bytes 67108864"
+        )
+    if reason == "invalid_utf8":
+        return (
+            "the payload is not UTF-8; splash-v5 payloads are UTF-8 in both formats "
+            "(json and text): convert the file to UTF-8 (e.g. iconv -t UTF-8)"
+        )
+    if payload_format == "json" and error.code == "serialization":
+        return (
+            "the payload is not JSON; to fingerprint its bytes as a text payload add --format text"
+        )
+    return ""
+
+
 def run(args: argparse.Namespace) -> int:
-    data = read_bounded(args.file, args.max_input_bytes)
-    report = inspect_fast(data, PayloadFormat(args.format))
+    try:
+        data = read_bounded(args.file, args.max_input_bytes)
+        report = inspect_fast(data, PayloadFormat(args.format))
+    except OSError as error:
+        reason = error.strerror or type(error).__name__
+        raise UsageError(f"cannot read payload file {args.file}: {reason}") from None
+    except RescindError as error:
+        hint = _hint(error, args.format)
+        if hint:
+            raise UsageError(f"{error}: {hint}") from None
+        raise
     if args.output == "json":
         print(json.dumps(as_json(report), indent=2))
     else:

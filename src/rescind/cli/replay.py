@@ -9,6 +9,7 @@ from typing import Any
 
 from rescind.cli import UsageError
 from rescind.conformance.driver import handle
+from rescind.conformance.drivertext import visible
 from rescind.conformance.explore import REPLAY_FORMAT, replay
 from rescind.conformance.harness import DEFAULT_TIMEOUT, Driver, InProcessDriver, SubprocessDriver
 from rescind.reference.errors import RescindError
@@ -64,13 +65,20 @@ def run(args: argparse.Namespace) -> int:
     driver: Driver = (
         SubprocessDriver(args.impl, timeout=args.timeout) if args.impl else InProcessDriver(handle)
     )
+    hello = driver.hello
     try:
         problem = replay(document, driver)
     finally:
         driver.close()
     steps = len(document["args"].get("steps", []))
+    who = visible(f"{hello.implementation} {hello.version}")
+    where = f"driver {args.impl!r}" if args.impl else "the built-in reference, in process"
+    print(
+        f"compared: the reply of {who} ({where}) to {document['op']} ({steps} steps) with the "
+        f"expected answer saved in {args.file} (the reference's answer when it was recorded)"
+    )
     if problem is None:
-        print(f"agrees: {args.file} ({steps} steps) now matches the reference's answer")
+        print("agrees: the reply matches the saved expectation")
         return 0
-    print(f"disagrees: {problem} ({args.file}, {steps} steps)")
+    print(f"disagrees: {visible(problem)}")
     return 1

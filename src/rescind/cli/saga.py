@@ -12,19 +12,24 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from rich.console import Console
 from rich.table import Table
 
 from rescind.cli import UsageError
+from rescind.conformance.drivertext import visible
 from rescind.reference.saga.bindings import BindingReport, compensation_order, validate_bindings
 from rescind.reference.saga.errors import SagaInvalidInput
 from rescind.reference.saga.execution import plan_exit_status
 from rescind.reference.saga.loading import read_definition, read_lineage
 from rescind.reference.saga.planner import CompensationPlan, plan_compensation
+
+_T = TypeVar("_T")
 
 
 def register(subparsers: Any) -> None:
@@ -94,8 +99,52 @@ def _console() -> Console:
     return Console(file=sys.stdout, highlight=False, soft_wrap=True, width=120)
 
 
+_CAMEL = re.compile(r"_([a-z0-9])")
+
+
+def as_written(document: Any, field: str) -> str:
+    """A reader's field path (``file.source_run.tasks.0.run_id``) as the JSON keys are
+    written in the file (``sourceRun.tasks[0].runId``); other fields are returned as given."""
+    if not field.startswith("file."):
+        return field
+    node, shown = document, ""
+    for part in field.split(".")[1:]:
+        if isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            shown, node = f"{shown}[{part}]", node[int(part)]
+            continue
+        keys = [k for k in node if _snake_key(k) == part] if isinstance(node, dict) else []
+        key = keys[0] if keys else _CAMEL.sub(lambda m: m.group(1).upper(), part)
+        shown = f"{shown}.{key}" if shown else key
+        node = node.get(key) if isinstance(node, dict) else None
+    return shown
+
+
+def _snake_key(key: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", key).lower()
+
+
+def _read(document: Any, read: Callable[[Any], _T], path: Path, expected: str) -> _T:
+    """``read(document)``, with invalid input reported at the JSON keys as written, and a
+    file of the other kind named as such."""
+    if isinstance(document, dict):
+        kind = "a run file" if "sourceRun" in document else None
+        if "bindings" in document and "sourceRun" not in document:
+            kind = "a binding set"
+        if kind is not None and kind != expected:
+            command = "rescind saga plan" if kind == "a run file" else "rescind saga validate"
+            raise UsageError(f"{path} looks like {kind}, not {expected}: use {command} {path}")
+    try:
+        return read(document)
+    except SagaInvalidInput as error:
+        field = error.details.get("field")
+        if not isinstance(field, str):
+            raise
+        where = visible(as_written(document, field))
+        raise UsageError(f"{error.code} at {where}: {error.details.get('reason')}") from None
+
+
 def _plan(args: argparse.Namespace) -> int:
-    lineage, selection = read_lineage(load_json(args.file))
+    lineage, selection = _read(load_json(args.file), read_lineage, args.file, "a run file")
     _, plan = plan_compensation(lineage, selection)
     if args.json:
         body = plan.to_json()
@@ -134,7 +183,7 @@ def _print_plan(plan: CompensationPlan) -> None:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    definition = read_definition(load_json(args.file))
+    definition = _read(load_json(args.file), read_definition, args.file, "a binding set")
     report = validate_bindings(definition)
     order = compensation_order(definition).to_json() if report.valid else None
     if args.json:

@@ -36,7 +36,10 @@ def _export_directory(args: argparse.Namespace) -> Path:
     """Where export may write: a source checkout's ``vectors/``, never an installation."""
     from rescind.cli import UsageError
 
-    directory = _directory(args).resolve()
+    given = _directory(args)
+    if given.is_symlink():
+        raise UsageError(f"--dir {given} is a symlink; vectors export never follows one")
+    directory = given.resolve()
     if vectortool.inside_installation(directory):
         raise UsageError(
             "vectors export writes to a source checkout only, not into an installation"

@@ -6,12 +6,34 @@ any number of connections and processes on the same file see a single, monotonic
 floor per key: SQLite lets only one such transaction run at a time and the others wait up to
 the busy timeout.
 
-What it does not do: the floor lives in the same file as the records, so restoring an old copy
-of the whole file rolls both back together and goes unnoticed. Upstream closes that gap with a
-separate rollback anchor (a trusted monotonic service); this backend has none.
-For the same reason a damaged key in the file can make a record read as absent, floor
-included: `benchmarks/bitflip_campaign.py` finds 268 of the 65,536 single-bit flips of a file
-holding one journal that do so (all in the table's leaf page), and none that forge a record.
+Rollback of the file (what it detects, and what it cannot): every committed write also
+advances a generation counter in the file (table ``rescind_storage_generation``), and after
+COMMIT, before the write is acknowledged, the backend raises a *rollback anchor* kept outside
+SQLite's files, ``<path>.anchor`` (the highest committed generation, fsynced, updated under an
+exclusive ``flock`` and never lowered). Every read and every write transaction compares the
+two: a file whose generation is below the anchor lost acknowledged writes, and the operation
+fails with ``rollback_detected`` instead of answering from the old state (and before reusing
+a revision number or a fencing token). So the store detects, with its anchor intact:
+
+- the ``-wal`` file deleted after acknowledged writes that were not checkpointed yet;
+- the ``-wal`` file truncated (SQLite keeps the frames before the cut, drops the commits after
+  it);
+- an older copy of the database file (with or without its ``-wal``) put back.
+
+It cannot detect (documented limits, each held by a test in tests/storage/test_sqlite.py):
+
+- the database file and its anchor restored or deleted together (a copy of the whole
+  directory): the anchor is a file on the same disk, not a trusted monotonic service; upstream
+  closes this gap with a host-owned ``RollbackAnchor`` that commits each revision and content
+  hash (``splash-storage/src/sqlite.rs``, ``AnchoredSqliteStore``), which this backend has not;
+- a rollback of the one commit that a crash interrupted between COMMIT and the anchor update:
+  that write was never acknowledged, so no caller relies on it;
+- a damaged key in the file that makes a record read as absent, floor included:
+  `benchmarks/bitflip_campaign.py` finds 268 of the 65,536 single-bit flips of a file holding
+  one journal that do so (all in the table's leaf page), and none that forge a record.
+
+A missing anchor next to a file whose generation is above 0 is ``store_corrupt``
+(``column="rollback_anchor"``): it was created with the file, so someone removed it.
 
 Failure mapping: a SQLite error before COMMIT rolls the transaction back, so it is the definite
 ``store_unavailable``; an error raised by COMMIT itself leaves the outcome unknown and is the
@@ -22,6 +44,7 @@ integers are signed 64-bit.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import re
 import sqlite3
@@ -30,6 +53,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from rescind.reference.storage.errors import (
+    RollbackDetected,
     StoreCorrupt,
     StoreOutcomeUnknown,
     StoreUnavailable,
@@ -63,6 +87,20 @@ CREATE TABLE IF NOT EXISTS rescind_storage_record (
     CHECK ((revision IS NULL) = (envelope IS NULL))
 ) WITHOUT ROWID
 """
+
+_GENERATION_SCHEMA = """
+CREATE TABLE IF NOT EXISTS rescind_storage_generation (
+    id INTEGER PRIMARY KEY CHECK (id = 0),
+    generation TEXT NOT NULL
+)
+"""
+_GENERATION = "SELECT generation FROM rescind_storage_generation WHERE id = 0"
+_SET_GENERATION = (
+    "INSERT INTO rescind_storage_generation (id, generation) VALUES (0, ?) "
+    "ON CONFLICT (id) DO UPDATE SET generation = excluded.generation"
+)
+ANCHOR_SUFFIX = ".anchor"
+"""The rollback anchor's file name is the database's plus this (no SQLite suffix)."""
 
 _SELECT = (
     "SELECT revision, envelope, revision_floor, fence FROM rescind_storage_record "
@@ -143,6 +181,8 @@ class SqliteBackend:
         if busy_timeout_ms < 0:
             raise ValueError("busy_timeout_ms must not be negative")
         self.path = Path(text)
+        self.anchor_path = Path(text + ANCHOR_SUFFIX)
+        self._wrote = False
         try:
             # isolation_level=None: the module never opens transactions behind our back.
             self._connection = sqlite3.connect(
@@ -184,6 +224,57 @@ class SqliteBackend:
             self._connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         elif version != SCHEMA_VERSION:
             raise StoreCorrupt(column="user_version")
+        # Files written before the anchor existed gain the counter (generation 0) and an anchor.
+        self._connection.execute(_GENERATION_SCHEMA)
+        if not self.anchor_path.exists() and self._generation() == 0:
+            self._raise_anchor("open", 0)
+
+    # --- rollback anchor ----------------------------------------------------------------------
+
+    def _generation(self) -> int:
+        row = self._connection.execute(_GENERATION).fetchone()
+        return 0 if row is None else _decode_u64(row[0], "generation")
+
+    def _read_anchor(self, operation: str) -> int:
+        try:
+            with open(self.anchor_path, "rb") as anchor:
+                fcntl.flock(anchor, fcntl.LOCK_SH)
+                text = anchor.read(64)
+        except FileNotFoundError:
+            raise StoreCorrupt(column="rollback_anchor") from None
+        except OSError as exc:
+            raise StoreUnavailable(
+                operation=operation, reason="rollback_anchor_unreadable"
+            ) from exc
+        try:
+            return _decode_u64(text.decode("ascii").strip(), "rollback_anchor")
+        except UnicodeDecodeError:
+            raise StoreCorrupt(column="rollback_anchor") from None
+
+    def _check_anchor(self, operation: str) -> None:
+        """Inside a transaction: the file must hold every generation the anchor vouches for."""
+        anchored = self._read_anchor(operation)
+        if self._generation() < anchored:
+            raise RollbackDetected(operation=operation, reason="store_behind_rollback_anchor")
+
+    def _raise_anchor(self, operation: str, generation: int) -> None:
+        """Raise the anchor to ``generation`` (never lower it), durably."""
+        try:
+            fd = os.open(self.anchor_path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                current = os.pread(fd, 64, 0).decode("ascii", "replace").strip()
+                if _DECIMAL.match(current) and int(current) >= generation:
+                    return
+                data = f"{generation}\n".encode("ascii")
+                os.pwrite(fd, data, 0)
+                os.ftruncate(fd, len(data))
+                os.fsync(fd)
+            finally:
+                os.close(fd)  # releases the lock
+        except OSError as exc:
+            # The write is committed but not anchored: the caller cannot know it is safe.
+            raise StoreOutcomeUnknown(operation=operation, reason="rollback_anchor_write") from exc
 
     def _transaction(self, operation: str, body: Callable[[], _T]) -> _T:
         """Run ``body`` in one write transaction; a raised error rolls everything back."""
@@ -192,8 +283,15 @@ class SqliteBackend:
             connection.execute("BEGIN IMMEDIATE")
         except _SQLITE_FAILURES as exc:
             raise StoreUnavailable(operation=operation, reason=_reason(exc)) from exc
+        self._wrote = False
+        generation = None
         try:
+            if operation != "open":
+                self._check_anchor(operation)
             result = body()
+            if self._wrote:
+                generation = self._generation() + 1
+                connection.execute(_SET_GENERATION, (str(generation),))
         except _SQLITE_FAILURES as exc:
             self._rollback()
             raise StoreUnavailable(operation=operation, reason=_reason(exc)) from exc
@@ -205,6 +303,8 @@ class SqliteBackend:
         except _SQLITE_FAILURES as exc:
             self._rollback()
             raise StoreOutcomeUnknown(operation=operation, reason=_reason(exc)) from exc
+        if generation is not None:
+            self._raise_anchor(operation, generation)
         return result
 
     def _rollback(self) -> None:
@@ -219,11 +319,18 @@ class SqliteBackend:
 
     def _write(self, namespace: str, name: str, state: KeyState) -> None:
         self._connection.execute(_UPSERT, _encode_row(namespace, name, state))
+        self._wrote = True
 
     def _read_outside_transaction(self, operation: str, namespace: str, name: str) -> KeyState:
-        # One SELECT of one row is atomic: record, floor and fence come from the same commit.
+        # One read transaction: the row and the generation come from the same commit.
+        connection = self._connection
         try:
-            return self._read(namespace, name)
+            connection.execute("BEGIN")
+            try:
+                self._check_anchor(operation)
+                return self._read(namespace, name)
+            finally:
+                self._rollback()
         except _SQLITE_FAILURES as exc:
             raise StoreUnavailable(operation=operation, reason=_reason(exc)) from exc
 

@@ -1,0 +1,22 @@
+"""A canonical-only mistake with one cause: object keys sorted in reverse (by negated code
+points). ``python -m tests.report.reversed_keys_driver``; ``handle`` for in-process use."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+from rescind.conformance.driver import serve
+from tests.conformance.broken_drivers import _canonical_variant, _encoder
+
+
+def handle(message: Mapping[str, Any]) -> dict[str, Any]:
+    return _canonical_variant(message, _encoder(lambda key: [-ord(c) for c in key], False))
+
+
+if __name__ == "__main__":
+    import rescind.conformance.driver as driver_module
+
+    driver_module.handle = handle  # type: ignore[assignment]
+    raise SystemExit(serve(sys.stdin, sys.stdout))
