@@ -9,6 +9,7 @@ from rescind.conformance.explore_ledger import LEDGER_AREA
 from rescind.conformance.explore_numbers import NUMBER_AREA
 from rescind.conformance.explore_reconcile import RECONCILE_AREA
 from rescind.conformance.explore_session import SESSION_WORKER_AREA
+from rescind.conformance.explore_templates import TEMPLATE_AREA
 
 AREAS: tuple[Area, ...] = (
     JOURNAL_AREA,
@@ -17,4 +18,5 @@ AREAS: tuple[Area, ...] = (
     HOST_SESSION_AREA,
     NUMBER_AREA,
     RECONCILE_AREA,
+    TEMPLATE_AREA,
 )
