@@ -226,3 +226,21 @@ def test_cli_refuses_a_driver_without_the_canonical_capability(
 
 def test_not_applicable_is_labelled() -> None:
     assert LABELS[NOT_APPLICABLE] == "not applicable"
+
+
+def test_diagnose_in_a_pipe_fits_80_columns_and_never_breaks_an_id(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["diagnose"]) == 0
+    out = capsys.readouterr().out
+    assert out and all(len(line) <= 80 for line in out.splitlines())
+    assert "┃" not in out  # a list, not a table that folds cells
+    assert main(["diagnose", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    words = set(out.replace(",", " ").split())
+    shown = [
+        evidence.removeprefix("canon.")
+        for line in document["readings"]
+        for evidence in line["evidence"][:2]
+    ]
+    assert shown and all(identifier in words for identifier in shown)

@@ -1,4 +1,4 @@
-"""Failures say what is wrong (issue 20 §2): the terminal, Markdown, JUnit and the pytest
+"""Failures say what is wrong (issue 20, part 2): the terminal, Markdown, JUnit and the pytest
 plugin show each failure's vector file, the input sent and bounded expected/actual values,
 and failures with one difference shape are one grouped cause naming the likely rule."""
 

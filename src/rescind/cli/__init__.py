@@ -10,7 +10,9 @@ check failed, 2 bad input or a usage/harness error (one line on stderr, no trace
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
@@ -78,6 +80,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except HarnessFailure as error:
         print(f"rescind: driver protocol failure: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader went away (``| head``): nothing left to say, and no traceback at exit.
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except (UsageError, OSError) as error:
         print(f"rescind: error: {error}", file=sys.stderr)
         return 2

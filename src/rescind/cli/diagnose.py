@@ -6,14 +6,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import textwrap
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from rescind.cli import UsageError
 from rescind.conformance.diagnose import Diagnosis, ReadingLine, diagnose
 from rescind.conformance.driver import handle
+from rescind.conformance.drivertext import visible
 from rescind.conformance.harness import DEFAULT_TIMEOUT, Driver, InProcessDriver, SubprocessDriver
 from rescind.conformance.hazards import LABELS
 
@@ -54,9 +57,50 @@ def run(args: argparse.Namespace) -> int:
         driver.close()
     if args.json:
         print(json.dumps(diagnosis.to_json(), indent=2))
-    else:
+        return 0
+    console = Console()
+    if console.is_terminal and console.width >= TABLE_WIDTH:
         _print_table(diagnosis)
+    else:
+        print(list_text(diagnosis, min(console.width, 80) if console.is_terminal else 80))
     return 0
+
+
+TABLE_WIDTH = 120
+"""Narrower than this (or in a pipe) the diagnosis is a list: a table would fold ids."""
+
+
+def _upstream_plain(line: ReadingLine) -> str:
+    verdict = line.matches_upstream
+    if verdict is None:
+        return "-"
+    return "yes" if verdict else f"no; upstream: {LABELS[line.upstream]}"
+
+
+def list_text(diagnosis: Diagnosis, width: int = 80) -> str:
+    """One block per hazard, wrapped at ``width`` between words only: ids never break."""
+
+    def wrap(text: str, indent: str) -> list[str]:
+        return textwrap.wrap(
+            visible(text),
+            width,
+            initial_indent=indent,
+            subsequent_indent=indent + "  ",
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+
+    lines = wrap(f"Rescind diagnosis: {diagnosis.implementation} {diagnosis.version}", "")
+    for line in diagnosis.lines:
+        lines.append("")
+        lines += wrap(f"{line.title}: {line.description}", "")
+        lines += wrap(f"upstream: {_upstream_plain(line)}", "  ")
+        lines += wrap(f"evidence: {_evidence_cell(line)}", "  ")
+    lines.append("")
+    lines += wrap(
+        f"evidence: canonical-input vector ids without {_VECTOR_PREFIX!r} (all: --json)", ""
+    )
+    return "\n".join(lines)
 
 
 def _upstream_cell(line: ReadingLine) -> str:
@@ -74,7 +118,7 @@ def _evidence_cell(line: ReadingLine) -> str:
 
 def _print_table(diagnosis: Diagnosis) -> None:
     table = Table(
-        title=f"Rescind diagnosis: {diagnosis.implementation} {diagnosis.version}",
+        title=Text(visible(f"Rescind diagnosis: {diagnosis.implementation} {diagnosis.version}")),
         caption=f"evidence: canonical-input vector ids without {_VECTOR_PREFIX!r} (all: --json)",
     )
     for column in ("hazard", "reading", "upstream", "evidence"):
