@@ -12,7 +12,11 @@ from tests.conformance.broken_drivers import _canonical_variant, _encoder
 
 
 def handle(message: Mapping[str, Any]) -> dict[str, Any]:
-    return _canonical_variant(message, _encoder(lambda key: [-ord(c) for c in key], False))
+    reply = _canonical_variant(message, _encoder(lambda key: [-ord(c) for c in key], False))
+    if message.get("op") == "hello":
+        # It ignores the number mode, so it declares only the normative profile: one cause.
+        reply["ok"] = {**reply["ok"], "profiles": ["splash-v5"]}
+    return reply
 
 
 if __name__ == "__main__":
