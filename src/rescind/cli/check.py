@@ -9,11 +9,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import attrs
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from rescind.cli import UsageError
+from rescind.cli import UsageError, prove
 from rescind.cli import _scale_out as scale_out
 from rescind.conformance import report as reports
 from rescind.conformance import report_html
@@ -21,6 +22,7 @@ from rescind.conformance.catalogue import all_checks
 from rescind.conformance.checks import Check, Outcome
 from rescind.conformance.driver import handle
 from rescind.conformance.harness import DEFAULT_TIMEOUT, InProcessDriver, SubprocessDriver
+from rescind.conformance.proofs import ProofRunner
 from rescind.conformance.report_merge import plan_section, run_section
 from rescind.conformance.runner import RunReport, run_checks
 from rescind.conformance.sharding import Shard
@@ -85,6 +87,7 @@ def register(subparsers: Any) -> None:
         help="where exploration saves minimal disagreements (default: rescind-replays)",
     )
     parser.add_argument("--no-model", action="store_true", help="skip the model proofs")
+    prove.add_cache_arguments(parser)
     scale_out.add_arguments(parser)
     parser.set_defaults(handler=run)
 
@@ -132,6 +135,7 @@ def run(args: argparse.Namespace) -> int:
     kinds = _provenance_filter(args.provenance)
     start = _factory(args)
     scale = scale_out.options(args)
+    proofs = ProofRunner(prove.cache_of(args), prove.jobs_of(args))
 
     def chosen(shard: Shard | None) -> list[Check]:
         every = all_checks(
@@ -142,6 +146,7 @@ def run(args: argparse.Namespace) -> int:
             seed=scale.seed,
             shard=shard,
             example_db=scale.example_db,
+            proofs=proofs,
         )
         return _by_provenance(_selected(every, args.select), kinds)
 
@@ -150,6 +155,8 @@ def run(args: argparse.Namespace) -> int:
     scale_out.announce(scale)
     if not checks:
         raise UsageError("no check matches the selection")
+    # The selected proofs start now, in worker processes, while the driver runs the rest.
+    proofs.start(check.id for check in checks)
     console = Console(stderr=True)
     with Progress(
         TextColumn("[progress.description]{task.description}"),
@@ -165,7 +172,13 @@ def run(args: argparse.Namespace) -> int:
         def advance(check: Check, _: Outcome) -> None:
             progress.update(task, advance=1, description=check.source)
 
-        result = run_checks(checks, start, expected_failures=expected, progress=advance)
+        # The proofs run in worker processes: the driver's checks go first, so that the two
+        # overlap; the report keeps the catalogue's order.
+        ordered = sorted(checks, key=lambda check: check.capability == "model")
+        result = run_checks(ordered, start, expected_failures=expected, progress=advance)
+        place = {id(check): number for number, check in enumerate(checks)}
+        in_order = sorted(result.results, key=lambda item: place[id(item.check)])
+        result = attrs.evolve(result, results=tuple(in_order))
     args.run_section = run_section(scale.seed, scale.shard, plan)
     _write_outputs(result, args)
     return result.exit_code()
