@@ -12,8 +12,9 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from rescind.conformance import opschemas
+from rescind.conformance.comparison import INFORMATIVE_KEYS
 from rescind.conformance.driver import handle
-from rescind.conformance.vectorchecks import BINDINGS, _op_for, load_vector_files
+from rescind.conformance.vectorchecks import load_vector_files, operation_of
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "driver-protocol.md"
 
@@ -21,11 +22,9 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "driver-protocol.md"
 def vector_requests() -> Iterator[tuple[str, str, dict[str, Any], dict[str, Any]]]:
     """(test id, op, args, expected) of every vector sent as one request."""
     for document in load_vector_files():
-        topic = BINDINGS[document["topic"]]
         for group in document["testGroups"]:
-            binding = topic.for_group(group["type"])
             for test in group["tests"]:
-                op = _op_for(binding, group["type"], test)
+                op = operation_of(group, test)
                 assert op is not None, f"{test['id']} is not sent as one request"
                 yield test["id"], op, test["input"], test["expected"]
                 if isinstance(test["expected"].get("f64"), dict):
@@ -45,6 +44,17 @@ def test_every_schema_is_a_valid_draft_2020_12_schema() -> None:
 
 def test_every_operation_the_vectors_use_has_a_schema_and_no_other() -> None:
     assert {op for _, op, _, _ in REQUESTS} == set(opschemas.schemas())
+
+
+def test_each_group_names_the_capability_its_operations_belong_to() -> None:
+    for document in load_vector_files():
+        assert document["informativeKeys"] == sorted(INFORMATIVE_KEYS)
+        for group in document["testGroups"]:
+            for test in group["tests"]:
+                op = operation_of(group, test)
+                assert op is not None
+                assert opschemas.schemas()[op]["x-rescind"]["capability"] == group["capability"]
+                assert document["topic"] in opschemas.schemas()[op]["x-rescind"]["topics"]
 
 
 def test_every_vector_input_is_valid_args() -> None:
