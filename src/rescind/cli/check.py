@@ -22,6 +22,7 @@ from rescind.conformance.catalogue import all_checks
 from rescind.conformance.checks import Check, Outcome
 from rescind.conformance.driver import handle
 from rescind.conformance.harness import DEFAULT_TIMEOUT, InProcessDriver, SubprocessDriver
+from rescind.conformance.parallel_explore import ExploreOptions, ParallelExploration
 from rescind.conformance.proofs import ProofRunner
 from rescind.conformance.report_merge import plan_section, run_section
 from rescind.conformance.runner import RunReport, run_checks
@@ -155,8 +156,17 @@ def run(args: argparse.Namespace) -> int:
     scale_out.announce(scale)
     if not checks:
         raise UsageError("no check matches the selection")
-    # The selected proofs start now, in worker processes, while the driver runs the rest.
+    # The selected proofs start now, in worker processes, while the driver runs the rest;
+    # so does exploration of the built-in reference (its areas share no driver).
     proofs.start(check.id for check in checks)
+    jobs = prove.jobs_of(args)
+    explorer = ParallelExploration(
+        ExploreOptions(
+            args.explore_steps, str(args.replay_dir), scale.seed, args.shard, args.example_db
+        ),
+        jobs if jobs > 1 and not args.impl else 0,
+    )
+    checks = explorer.wrap(checks)
     console = Console(stderr=True)
     with Progress(
         TextColumn("[progress.description]{task.description}"),
@@ -179,6 +189,7 @@ def run(args: argparse.Namespace) -> int:
         place = {id(check): number for number, check in enumerate(checks)}
         in_order = sorted(result.results, key=lambda item: place[id(item.check)])
         result = attrs.evolve(result, results=tuple(in_order))
+    explorer.close()
     args.run_section = run_section(scale.seed, scale.shard, plan)
     _write_outputs(result, args)
     return result.exit_code()
