@@ -14,6 +14,7 @@ from hypothesis.database import ExampleDatabase
 
 from rescind.conformance.checks import Check, Outcome, Status
 from rescind.conformance.harness import Driver
+from rescind.conformance.proofs import ProofRunner
 from rescind.conformance.sharding import Shard, choose_seed
 from rescind.conformance.vectorchecks import vector_checks
 
@@ -47,14 +48,20 @@ def register_source(source: CheckSource) -> CheckSource:
     return source
 
 
-def model_checks() -> list[Check]:
+def model_checks(proofs: ProofRunner | None = None) -> list[Check]:
+    """The model proofs as checks; ``proofs`` runs them (default: each in this process when it
+    runs, no cache)."""
     from rescind.model.checks import PASSING, discover_checks
     from rescind.model.checks import Check as ModelCheck
 
+    runner = ProofRunner() if proofs is None else proofs
+
     def wrap(model_check: ModelCheck) -> Check:
+        runner.register(f"model.{model_check.name}", model_check)
+
         def run(_: Driver) -> Outcome:
             begin = time.monotonic()
-            result = model_check.run()
+            result = runner.result(model_check).result
             # A finding (a documented upstream hazard, its lasso reproduced) passes with a note.
             status: Status = "pass" if result.status in PASSING else "fail"
             # Widened to str: the proof status literal gains the counterexample text below.
@@ -87,12 +94,14 @@ def all_checks(
     seed: int | None = None,
     shard: Shard | None = None,
     example_db: ExampleDatabase | None = None,
+    proofs: ProofRunner | None = None,
 ) -> list[Check]:
     """Every check; with ``shard``, only the checks that shard owns (its exploration slices
-    included). ``seed`` ``None`` chooses one (``sharding.choose_seed``)."""
+    included). ``seed`` ``None`` chooses one (``sharding.choose_seed``). ``proofs`` runs the
+    model checks (cache, worker processes; ``model_checks``)."""
     _load_sources()
     options = SourceOptions(explore_steps, replay_directory, choose_seed(seed), shard, example_db)
-    checks: list[Check] = model_checks() if include_model else []
+    checks: list[Check] = model_checks(proofs) if include_model else []
     checks += vector_checks()
     for source in _EXTRA_SOURCES:
         checks += source(start_driver, options)

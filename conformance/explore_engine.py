@@ -15,7 +15,8 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -211,10 +212,42 @@ def _find(
     seeded._hypothesis_internal_use_settings = config
     seeded._hypothesis_internal_database_key = area.database_key
     try:
-        seeded()
+        with _without_local_constants():
+            seeded()
     except _Found:
         return last[0]
     return None
+
+
+@contextmanager
+def _without_local_constants() -> Iterator[None]:
+    """Draw without the literals of the process's own modules.
+
+    Hypothesis (6.131 and later) now and then draws a literal found in the source of any
+    loaded module that is not installed in site-packages. With Rescind installed editable,
+    the traces of a seed would then depend on which Rescind modules the process happened to
+    import (``rescind check`` imports ``hazards`` through ``diagnose``, a worker process does
+    not) and on how Rescind is installed: one seed, different traces. Exploration draws as if
+    no such module were loaded. A Hypothesis without this (private) hook is left alone."""
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:  # pragma: no cover - another Hypothesis layout
+        yield
+        return
+    original = getattr(providers, "_get_local_constants", None)
+    make = getattr(providers, "Constants", None)
+    cache = getattr(providers, "CONSTANTS_CACHE", None)
+    if original is None or make is None or cache is None:
+        yield
+        return
+    empty = make()
+    cache.cache.clear()
+    providers._get_local_constants = lambda: empty
+    try:
+        yield
+    finally:
+        providers._get_local_constants = original
+        cache.cache.clear()
 
 
 def minimize(driver: Driver, area: Area, trace: Mapping[str, Any]) -> Trace:

@@ -215,12 +215,6 @@ def _trace(binding: TopicBinding, test: Mapping[str, Any]) -> Callable[[Driver],
     return run
 
 
-def _op_for(binding: TopicBinding, group_type: str, test: Mapping[str, Any]) -> str | None:
-    if binding.op_field:
-        return f"{binding.capability}.{test['input'][binding.op_field]}"
-    return binding.group_ops.get(group_type, binding.op)
-
-
 def _tier(test: Mapping[str, Any]) -> Tier:
     return "should" if test["result"] == "acceptable" else "must"
 
@@ -237,16 +231,30 @@ def profile_of(
     raise ValueError(f"{test.get('id')}: no profile in the test, its group or its file")
 
 
+def operation_of(group: Mapping[str, Any], test: Mapping[str, Any]) -> str | None:
+    """The operation a test is sent as, read from its file: the group's ``operation``, or
+    ``<capability>.<input[operationFromInput]>``; ``None`` for a trace group."""
+    field = group.get("operationFromInput")
+    if field is not None:
+        return f"{group['capability']}.{test['input'][field]}"
+    operation = group.get("operation")
+    return None if operation is None else str(operation)
+
+
 def vector_checks() -> list[Check]:
+    """One check per vector (and per informative f64 expectation), built from the files alone:
+    each group names its capability and operation (``vectortool.self_describing``)."""
     checks: list[Check] = []
     for document in load_vector_files():
-        topic_binding = BINDINGS.get(document["topic"])
-        if topic_binding is None:
-            continue
         for group in document["testGroups"]:
-            binding = topic_binding.for_group(group["type"])
+            binding = TopicBinding(
+                document["topic"],
+                group["capability"],
+                op=group.get("operation"),
+                trace_kind=group.get("traceKind"),
+            )
             for test in group["tests"]:
-                op = _op_for(binding, group["type"], test)
+                op = operation_of(group, test)
                 runner = _single(op, binding, test) if op else _trace(binding, test)
                 checks.append(
                     Check(

@@ -20,7 +20,9 @@ from typing import Any
 
 import jsonschema
 
+from rescind.conformance.comparison import INFORMATIVE_KEYS
 from rescind.conformance.provenance import KINDS
+from rescind.conformance.vectorchecks import BINDINGS
 from rescind.conformance.vectorformat import PROFILES, RESULTS, VectorFile, VectorTest, render
 from rescind.conformance.vectorretired import Retirement, live_id, retired_by_id
 from rescind.conformance.vectorsets import discover
@@ -89,6 +91,7 @@ def file_schema(vector_file: VectorFile) -> dict[str, Any]:
             "header",
             "notes",
             "provenanceKinds",
+            "informativeKeys",
             "testGroups",
         ],
         "additionalProperties": False,
@@ -115,13 +118,18 @@ def file_schema(vector_file: VectorFile) -> dict[str, Any]:
                 "additionalProperties": False,
                 "properties": {kind: {"type": "string"} for kind in KINDS},
             },
+            "informativeKeys": {"type": "array", "items": {"type": "string"}},
             "testGroups": {
                 "type": "array",
                 "items": {
                     "type": "object",
-                    "required": ["type", "tests"],
+                    "required": ["type", "capability", "tests"],
                     "properties": {
                         "type": {"type": "string"},
+                        "capability": {"type": "string"},
+                        "operation": {"type": "string"},
+                        "operationFromInput": {"type": "string"},
+                        "traceKind": {"type": "string"},
                         "tests": {
                             "type": "array",
                             "items": {
@@ -142,9 +150,33 @@ def generate(files: Iterable[VectorFile] | None = None) -> dict[str, str]:
     """Every generated file, by path relative to the vectors directory (registry excluded)."""
     out: dict[str, str] = {}
     for vector_file in discover() if files is None else files:
-        out[f"{vector_file.topic}.json"] = render(vector_file.to_json())
+        out[f"{vector_file.topic}.json"] = render(self_describing(vector_file.to_json()))
         out[vector_file.schema_name] = render(file_schema(vector_file))
     return out
+
+
+def self_describing(document: Mapping[str, Any]) -> dict[str, Any]:
+    """``document`` with what a runner needs to send its tests, so that a runner in another
+    language needs no copy of ``vectorchecks.BINDINGS``: the header lists the informative
+    keys (never compared), and each test group names its ``capability`` and its operation,
+    either ``operation`` (every test of the group) or ``operationFromInput`` (each test's
+    operation is ``<capability>.<input[key]>``). A group with neither is a trace: sent as
+    ``trace.open``/``trace.step``/``trace.close``."""
+    binding = BINDINGS[document["topic"]]
+    head = {key: value for key, value in document.items() if key != "testGroups"}
+    head["informativeKeys"] = sorted(INFORMATIVE_KEYS)
+    groups = []
+    for group in document["testGroups"]:
+        bound = binding.for_group(group["type"])
+        fields: dict[str, Any] = {"type": group["type"], "capability": bound.capability}
+        if bound.op_field:
+            fields["operationFromInput"] = bound.op_field
+        elif (op := bound.group_ops.get(group["type"], bound.op)) is not None:
+            fields["operation"] = op
+        elif bound.trace_kind is not None:
+            fields["traceKind"] = bound.trace_kind
+        groups.append({**fields, **group})
+    return {**head, "testGroups": groups}
 
 
 def _tests_by_id(generated: Mapping[str, str]) -> dict[str, tuple[str, dict[str, Any]]]:

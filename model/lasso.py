@@ -64,6 +64,11 @@ class LassoShape:
     trap: StateFormula = attrs.field(repr=False)
     depth: int
     """The prefix length searched (shorter lassos are found too, padded with stutters)."""
+    recorded: tuple[str, ...] = ()
+    """The action of each step of the lasso as last found (docs/findings.md), or empty.
+    ``find_lasso`` first checks this run concretely (z3 then only chooses the parameters, a
+    much smaller problem than the search) and searches every schedule only when the recorded
+    one no longer yields a fair, closed lasso."""
 
 
 @attrs.frozen
@@ -82,6 +87,8 @@ class Lasso:
     """How many fairness families the loop was checked against."""
     actions: int
     """How many actions the trap was checked against."""
+    searched: bool = True
+    """False when the shape's recorded schedule was confirmed (no search over schedules)."""
 
     @property
     def genuine(self) -> bool:
@@ -236,10 +243,27 @@ def quiet_at(system: ProgressSystem, state: State, ix: Mapping[str, Expr]) -> Ex
     return z3.And(parts)
 
 
-def find_lasso(system: ProgressSystem, spec: LeadsTo, shape: LassoShape) -> Lasso | None:
-    """The shape's lasso in ``system``, or None when no prefix reaches its target."""
+def find_lasso(
+    system: ProgressSystem, spec: LeadsTo, shape: LassoShape, *, use_recorded: bool = True
+) -> Lasso | None:
+    """The shape's lasso in ``system``, or None when no prefix reaches its target.
+
+    With a recorded schedule (and ``use_recorded``), that run is checked first; a genuine
+    lasso on it is returned as found. Otherwise, or when it is not genuine any more, every
+    schedule of ``shape.depth`` steps is searched."""
+    if use_recorded and shape.recorded:
+        confirmed = _lasso_on(system, spec, shape, shape.recorded)
+        if confirmed is not None and confirmed.genuine:
+            return attrs.evolve(confirmed, searched=False)
+    return _lasso_on(system, spec, shape, None)
+
+
+def _lasso_on(
+    system: ProgressSystem, spec: LeadsTo, shape: LassoShape, schedule: Sequence[str] | None
+) -> Lasso | None:
     started = time.perf_counter()
-    run = Unrolling(system, spec, shape.depth)
+    depth = shape.depth if schedule is None else len(schedule)
+    run = Unrolling(system, spec, depth, schedule=schedule)
     ix = run.indices
     end = z3.And(
         spec.trigger(system, run.last, ix),

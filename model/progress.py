@@ -310,53 +310,6 @@ def _resent_in_live_session(m: ProgressSystem, s: State, ix: Indices) -> Expr:
     return z3.And(s["worker.live"], z3.IsMember(honest_identity(s, k), s["auth.identities"]))
 
 
-OUTCOME_LOST_IN_CRASH = LassoShape(
-    "compensation_outcome_lost_in_crash",
-    "the inverse effect ran and the adapter answered, but the session died before the answer "
-    "was stored; the stored attachment is pending with no call owed, a resend is answered "
-    "pending_compensation, and nothing can ask the adapter again",
-    lambda m, s, ix: z3.And(
-        _resent_in_live_session(m, s, ix),
-        s["worker.lease"] >= 2,
-        s["mem.cmp"][ix["k"]] == PENDING,
-        s["disk.cmp"][ix["k"]] == PENDING,
-        s["effects.inverse"][ix["k"]] == 1,
-    ),
-    _stuck_compensation,
-    17,
-)
-
-LEFT_RUNNING = LassoShape(
-    "compensation_left_running",
-    "the adapter answered the inverse call with running; the journal stores running, the host "
-    "applies running, and nothing can ask the adapter again",
-    lambda m, s, ix: z3.And(
-        _resent_in_live_session(m, s, ix),
-        s["disk.cmp"][ix["k"]] == RUNNING,
-        s["host.cmp"][ix["k"]] == RUNNING,
-    ),
-    _stuck_compensation,
-    17,
-)
-
-
-@attrs.frozen
-class ProgressProperty:
-    name: str
-    statement: str
-    rule: str
-    spec: LeadsTo = attrs.field(repr=False)
-    fair: bool
-    """True: a leads-to under fairness; False: the goal stays reachable (AG EF)."""
-    fairness: tuple[str, ...]
-    """The fairness families the proof is expected to use (stated in docs/model.md)."""
-    lassos: tuple[LassoShape, ...]
-    witness_depth: int
-    witness_schedule: tuple[str, ...] | None = None
-    """The action of each step of the witness run (a fault-free happy path): z3 then only
-    finds the parameters; any run it finds is still a run of the whole system."""
-
-
 ORIGINAL_PATH = (
     "record_operation",
     "admit",
@@ -379,7 +332,58 @@ COMPENSATION_PATH = (
     "reply_compensation",
     "apply_compensation_result",
 )
-"""The fault-free happy paths a witness run follows (one action per step)."""
+"""The fault-free happy paths a witness run follows (one action per step); the recorded
+lassos below start with them."""
+
+
+OUTCOME_LOST_IN_CRASH = LassoShape(
+    "compensation_outcome_lost_in_crash",
+    "the inverse effect ran and the adapter answered, but the session died before the answer "
+    "was stored; the stored attachment is pending with no call owed, a resend is answered "
+    "pending_compensation, and nothing can ask the adapter again",
+    lambda m, s, ix: z3.And(
+        _resent_in_live_session(m, s, ix),
+        s["worker.lease"] >= 2,
+        s["mem.cmp"][ix["k"]] == PENDING,
+        s["disk.cmp"][ix["k"]] == PENDING,
+        s["effects.inverse"][ix["k"]] == 1,
+    ),
+    _stuck_compensation,
+    17,
+    recorded=(*COMPENSATION_PATH[:14], "crash_restore", "restart", "send_compensation"),
+)
+
+LEFT_RUNNING = LassoShape(
+    "compensation_left_running",
+    "the adapter answered the inverse call with running; the journal stores running, the host "
+    "applies running, and nothing can ask the adapter again",
+    lambda m, s, ix: z3.And(
+        _resent_in_live_session(m, s, ix),
+        s["disk.cmp"][ix["k"]] == RUNNING,
+        s["host.cmp"][ix["k"]] == RUNNING,
+    ),
+    _stuck_compensation,
+    17,
+    recorded=COMPENSATION_PATH[:17],
+)
+
+
+@attrs.frozen
+class ProgressProperty:
+    name: str
+    statement: str
+    rule: str
+    spec: LeadsTo = attrs.field(repr=False)
+    fair: bool
+    """True: a leads-to under fairness; False: the goal stays reachable (AG EF)."""
+    fairness: tuple[str, ...]
+    """The fairness families the proof is expected to use (stated in docs/model.md)."""
+    lassos: tuple[LassoShape, ...]
+    witness_depth: int
+    witness_schedule: tuple[str, ...] | None = None
+    """The action of each step of the witness run (a fault-free happy path): z3 then only
+    finds the parameters; any run it finds is still a run of the whole system."""
+
 
 PROPERTIES: tuple[ProgressProperty, ...] = (
     ProgressProperty(

@@ -7,7 +7,9 @@ benchmarks/, and a slow CI machine must never turn into a flaky failure.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -26,3 +28,17 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 pytest_plugins = ["pytester"]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _session_proof_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Proof results are cached in a directory of this session only (subprocesses inherit
+    it): tests never read a user's cache, and a test that must prove passes --no-cache or
+    its own RESCIND_CACHE_DIR."""
+    before = os.environ.get("RESCIND_CACHE_DIR")
+    os.environ["RESCIND_CACHE_DIR"] = str(tmp_path_factory.mktemp("rescind-cache"))
+    yield
+    if before is None:
+        del os.environ["RESCIND_CACHE_DIR"]
+    else:
+        os.environ["RESCIND_CACHE_DIR"] = before

@@ -12,7 +12,7 @@ import pytest
 
 from rescind.conformance.vectorformat import VectorFile
 from rescind.conformance.vectorsets.grants import build
-from rescind.conformance.vectortool import file_schema
+from rescind.conformance.vectortool import file_schema, self_describing
 
 RULES_DOC = Path(__file__).resolve().parents[2] / "docs" / "spec" / "grants.md"
 
@@ -77,7 +77,7 @@ def test_enough_vectors_and_consistent_notes() -> None:
 
 
 def test_document_matches_its_schema() -> None:
-    jsonschema.validate(VECTORS.to_json(), file_schema(VECTORS))
+    jsonschema.validate(self_describing(VECTORS.to_json()), file_schema(VECTORS))
 
 
 def test_every_rule_is_documented_and_every_documented_rule_is_used() -> None:

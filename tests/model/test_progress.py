@@ -6,6 +6,7 @@ import json
 import re
 from pathlib import Path
 
+import attrs
 import pytest
 import z3
 
@@ -13,10 +14,11 @@ from rescind.cli import main
 from rescind.cli import prove as prove_cli
 from rescind.model.checks import Check, CheckResult
 from rescind.model.invariants import INVARIANTS
-from rescind.model.lasso import find_lasso, find_witness
+from rescind.model.lasso import LassoShape, find_lasso, find_witness, render_lasso
 from rescind.model.progress import (
     COMPENSATION,
     LEFT_RUNNING,
+    ORIGINAL_UNKNOWABLE,
     OUTCOME_LOST_IN_CRASH,
     PROPERTIES,
     checks,
@@ -114,8 +116,33 @@ def test_stuck_compensation_is_a_named_finding(
 
 
 def test_second_upstream_hazard_compensation_left_running(upstream: ProgressSystem) -> None:
-    lasso = find_lasso(upstream, COMPENSATION, LEFT_RUNNING)
-    assert lasso is not None and lasso.genuine
+    # The search over every schedule still finds it (not only the recorded run).
+    lasso = find_lasso(upstream, COMPENSATION, LEFT_RUNNING, use_recorded=False)
+    assert lasso is not None and lasso.genuine and lasso.searched
+
+
+@pytest.mark.parametrize("shape", [OUTCOME_LOST_IN_CRASH, LEFT_RUNNING], ids=lambda s: s.name)
+def test_recorded_lasso_is_confirmed_without_a_search(
+    shape: LassoShape, upstream: ProgressSystem
+) -> None:
+    lasso = find_lasso(upstream, COMPENSATION, shape)
+    assert lasso is not None and lasso.genuine and not lasso.searched
+    taken = [
+        line.split()[1] for line in render_lasso(lasso, frozenset(), "") if NUMBERED.match(line)
+    ]
+    assert tuple(taken) == shape.recorded
+
+
+def test_a_recorded_lasso_that_no_longer_holds_falls_back_to_the_search() -> None:
+    variant = ProgressSystem(UPSTREAM.without("reconcile"))
+    spec = progress_property("original_reaches_terminal").spec
+    stale = attrs.evolve(ORIGINAL_UNKNOWABLE, recorded=("record_operation", "admit", "persist"))
+    lasso = find_lasso(variant, spec, stale)
+    assert lasso is not None and lasso.genuine and lasso.searched
+    taken = [
+        line.split()[1] for line in render_lasso(lasso, frozenset(), "") if NUMBERED.match(line)
+    ]
+    assert taken == ["record_operation", "admit", "persist", "crash_restore", "restart"]
 
 
 def test_no_reconcile_for_originals_fails_with_a_named_lasso() -> None:

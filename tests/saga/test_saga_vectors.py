@@ -17,7 +17,7 @@ import pytest
 from rescind.conformance.vectorformat import VectorFile
 from rescind.conformance.vectorretired import live_id
 from rescind.conformance.vectorsets import saga_bindings, saga_lifecycles, saga_plans
-from rescind.conformance.vectortool import file_schema
+from rescind.conformance.vectortool import file_schema, self_describing
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "spec" / "saga.md"
 FILES: dict[str, VectorFile] = {
@@ -38,7 +38,7 @@ def results(test_id: str) -> list[dict[str, Any]]:
 @pytest.mark.parametrize("topic", sorted(FILES))
 def test_file_is_consistent_and_schema_valid(topic: str) -> None:
     vector_file = FILES[topic]
-    document = vector_file.to_json()  # checks flags/notes and unique ids
+    document = self_describing(vector_file.to_json())  # checks flags/notes and unique ids
     jsonschema.validate(document, file_schema(vector_file))
     assert document["numberOfTests"] == len(list(vector_file.tests))
 

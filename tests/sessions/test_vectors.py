@@ -15,7 +15,7 @@ from rescind.conformance.interpreters.host_scenario import run_host_scenario
 from rescind.conformance.interpreters.worker_scenario import run_scenario
 from rescind.conformance.vectorformat import VectorFile
 from rescind.conformance.vectorsets.session_scenarios import build
-from rescind.conformance.vectortool import file_schema
+from rescind.conformance.vectortool import file_schema, self_describing
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "spec"
 
@@ -27,7 +27,7 @@ def vectors() -> VectorFile:
 
 def test_document_matches_its_schema() -> None:
     vector_file = vectors()
-    document = json.loads(json.dumps(vector_file.to_json()))
+    document = json.loads(json.dumps(self_describing(vector_file.to_json())))
     jsonschema.validate(document, file_schema(vector_file))
 
 

@@ -10,6 +10,7 @@ from typing import Any
 import attrs
 import pytest
 
+from rescind.conformance import vectortool
 from rescind.conformance.driver import handle
 from rescind.conformance.harness import InProcessDriver
 from rescind.conformance.interpreters.frame_trace import run_frame_trace
@@ -83,7 +84,7 @@ def test_the_id_names_the_cited_test() -> None:
 
 
 def test_the_exported_file_is_what_the_module_builds() -> None:
-    built = splash_upstream_tests.build().to_json()
+    built = vectortool.self_describing(splash_upstream_tests.build().to_json())
     assert built == _document()
 
 

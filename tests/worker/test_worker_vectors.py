@@ -21,7 +21,7 @@ from rescind.conformance.vectorsets import (
     journal_codec,
     journal_traces,
 )
-from rescind.conformance.vectortool import default_directory, file_schema
+from rescind.conformance.vectortool import default_directory, file_schema, self_describing
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "spec"
 MODULES = {
@@ -55,7 +55,9 @@ def _tests(topic: str) -> list[dict[str, Any]]:
 def test_topic_is_consistent_and_schema_valid(topic: str) -> None:
     vector_file = _built(topic)
     vector_file.check_consistency()
-    jsonschema.Draft202012Validator(file_schema(vector_file)).validate(vector_file.to_json())
+    jsonschema.Draft202012Validator(file_schema(vector_file)).validate(
+        self_describing(vector_file.to_json())
+    )
 
 
 @pytest.mark.parametrize("topic", sorted(MODULES))

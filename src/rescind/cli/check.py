@@ -15,7 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from rescind.cli import UsageError
+from rescind.cli import UsageError, prove
 from rescind.cli import _scale_out as scale_out
 from rescind.conformance import example_db, report_html
 from rescind.conformance import report as reports
@@ -24,6 +24,8 @@ from rescind.conformance.checks import Check, Outcome
 from rescind.conformance.driver import handle
 from rescind.conformance.drivertext import visible
 from rescind.conformance.harness import DEFAULT_TIMEOUT, InProcessDriver, SubprocessDriver
+from rescind.conformance.parallel_explore import ExploreOptions, ParallelExploration
+from rescind.conformance.proofs import ProofRunner
 from rescind.conformance.report_merge import plan_section, run_section
 from rescind.conformance.runner import RunReport, run_checks
 from rescind.conformance.sharding import Shard
@@ -95,6 +97,7 @@ def register(subparsers: Any) -> None:
         help="where exploration saves minimal disagreements (default: rescind-replays)",
     )
     parser.add_argument("--no-model", action="store_true", help="skip the model proofs")
+    prove.add_cache_arguments(parser)
     scale_out.add_arguments(parser)
     parser.set_defaults(handler=run)
 
@@ -142,6 +145,7 @@ def run(args: argparse.Namespace) -> int:
     kinds = _provenance_filter(args.provenance)
     start = _factory(args)
     scale = scale_out.options(args)
+    proofs = ProofRunner(prove.cache_of(args), prove.jobs_of(args))
 
     def chosen(shard: Shard | None) -> list[Check]:
         every = all_checks(
@@ -152,6 +156,7 @@ def run(args: argparse.Namespace) -> int:
             seed=scale.seed,
             shard=shard,
             example_db=scale.example_db,
+            proofs=proofs,
         )
         return _by_provenance(_selected(every, args.select), kinds)
 
@@ -160,6 +165,17 @@ def run(args: argparse.Namespace) -> int:
     scale_out.announce(scale)
     if not checks:
         raise UsageError("no check matches the selection")
+    # The selected proofs start now, in worker processes, while the driver runs the rest;
+    # so does exploration of the built-in reference (its areas share no driver).
+    proofs.start(check.id for check in checks)
+    jobs = prove.jobs_of(args)
+    explorer = ParallelExploration(
+        ExploreOptions(
+            args.explore_steps, str(args.replay_dir), scale.seed, args.shard, args.example_db
+        ),
+        jobs if jobs > 1 and not args.impl else 0,
+    )
+    checks = explorer.wrap(checks)
     console = Console(stderr=True)
     with Progress(
         TextColumn("[progress.description]{task.description}"),
@@ -175,7 +191,14 @@ def run(args: argparse.Namespace) -> int:
         def advance(check: Check, _: Outcome) -> None:
             progress.update(task, advance=1, description=check.source)
 
-        result = run_checks(checks, start, expected_failures=expected, progress=advance)
+        # The proofs run in worker processes: the driver's checks go first, so that the two
+        # overlap; the report keeps the catalogue's order.
+        ordered = sorted(checks, key=lambda check: check.capability == "model")
+        result = run_checks(ordered, start, expected_failures=expected, progress=advance)
+        place = {id(check): number for number, check in enumerate(checks)}
+        in_order = sorted(result.results, key=lambda item: place[id(item.check)])
+        result = attrs.evolve(result, results=tuple(in_order))
+    explorer.close()
     lost = example_db.lost(scale.example_db)
     if lost is not None:
         result = attrs.evolve(result, notes=(*result.notes, lost))

@@ -19,6 +19,7 @@ from rich.console import Console, JustifyMethod
 from rich.table import Table
 
 from rescind.cli import UsageError
+from rescind.conformance import proofs
 from rescind.model.checks import PASSING, Check, CheckResult, discover_checks
 
 _STYLE = {"proven": "green", "finding": "magenta", "violated": "bold red", "unknown": "yellow"}
@@ -41,7 +42,38 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help='print one JSON object {"invariants": [...], "seconds": total}',
     )
+    add_cache_arguments(parser)
     parser.set_defaults(handler=_prove)
+
+
+def add_cache_arguments(parser: Any) -> None:
+    """``--no-cache`` and ``--jobs``, shared with ``rescind check``."""
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="prove every check again instead of reading results stored for this exact model, "
+        "tables, z3 and Python (cache: $RESCIND_CACHE_DIR, else $XDG_CACHE_HOME/rescind, "
+        "else ~/.cache/rescind)",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="worker processes for the proofs (default: the cores available; 1: in this process)",
+    )
+
+
+def cache_of(args: argparse.Namespace) -> proofs.ProofCache | None:
+    return None if args.no_cache else proofs.ProofCache.open()
+
+
+def jobs_of(args: argparse.Namespace) -> int:
+    if args.jobs is None:
+        return proofs.available_cores()
+    if args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    return int(args.jobs)
 
 
 def select(found: Sequence[Check], names: Sequence[str] | None) -> list[Check]:
@@ -56,30 +88,28 @@ def select(found: Sequence[Check], names: Sequence[str] | None) -> list[Check]:
 
 def run_check(check: Check) -> CheckResult:
     """Run one check; a check that crashes is reported as unknown, never as proven."""
-    started = time.perf_counter()
-    try:
-        return check.run()
-    except Exception as error:  # a broken check must not hide the others' results
-        return CheckResult(
-            "unknown",
-            time.perf_counter() - started,
-            detail=f"the check raised {type(error).__name__}",
-        )
+    return proofs.run_check(check)
 
 
 def _prove(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     selected = select(discover_checks(), args.invariant)
-    results = [(check, run_check(check)) for check in selected]
+    ran = proofs.run_all(selected, cache=cache_of(args), jobs=jobs_of(args))
+    results = [(check, proved.result) for check, proved in ran]
+    cached = {check.name for check, proved in ran if proved.cached}
     total = time.perf_counter() - started
     if args.json:
-        print(json.dumps(as_json(results, total), indent=2))
+        print(json.dumps(as_json(results, total, cached), indent=2))
     else:
-        _print_report(results, total)
+        _print_report(results, total, cached)
     return 0 if all(result.status in PASSING for _, result in results) else 1
 
 
-def as_json(results: Sequence[tuple[Check, CheckResult]], total: float) -> dict[str, Any]:
+def as_json(
+    results: Sequence[tuple[Check, CheckResult]],
+    total: float,
+    cached: frozenset[str] | set[str] = frozenset(),
+) -> dict[str, Any]:
     return {
         "invariants": [
             {
@@ -92,6 +122,7 @@ def as_json(results: Sequence[tuple[Check, CheckResult]], total: float) -> dict[
                 "counterexample": list(result.counterexample),
                 "detail": result.detail,
                 "finding": result.finding,
+                "cached": check.name in cached,
             }
             for check, result in results
         ],
@@ -99,7 +130,11 @@ def as_json(results: Sequence[tuple[Check, CheckResult]], total: float) -> dict[
     }
 
 
-def _print_report(results: Sequence[tuple[Check, CheckResult]], total: float) -> None:
+def _print_report(
+    results: Sequence[tuple[Check, CheckResult]],
+    total: float,
+    cached: frozenset[str] | set[str] = frozenset(),
+) -> None:
     console = Console(file=sys.stdout, highlight=False, soft_wrap=True)
     table = Table(title="rescind prove", show_lines=False)
     columns: tuple[tuple[str, JustifyMethod], ...] = (
@@ -113,7 +148,8 @@ def _print_report(results: Sequence[tuple[Check, CheckResult]], total: float) ->
         table.add_column(column, justify=justify)
     for check, result in results:
         status = f"[{_STYLE[result.status]}]{result.status}[/]"
-        table.add_row(check.group, check.name, check.rule, status, f"{result.seconds:.2f}")
+        seconds = f"{result.seconds:.2f}" + (" cached" if check.name in cached else "")
+        table.add_row(check.group, check.name, check.rule, status, seconds)
     console.print(table)
     notes = [(check, result) for check, result in results if result.status == "proven"]
     notes = [(check, result) for check, result in notes if result.detail]
@@ -138,4 +174,5 @@ def _print_report(results: Sequence[tuple[Check, CheckResult]], total: float) ->
     for _, result in results:
         counts[result.status] += 1
     summary = ", ".join(f"{count} {status}" for status, count in counts.items())
-    console.print(f"\n{len(results)} checks: {summary}; {total:.2f} s total", markup=False)
+    reused = f" ({len(cached)} read from the cache; --no-cache proves them again)" if cached else ""
+    console.print(f"\n{len(results)} checks: {summary}; {total:.2f} s total{reused}", markup=False)
