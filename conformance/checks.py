@@ -5,8 +5,11 @@ an ``acceptable`` vector where upstream's behaviour was not reproduced) and ``pr
 (runs only for a profile the implementation declares, e.g. ``splash-v5-f64``).
 
 Statuses: ``pass``, ``fail``, ``not-applicable`` (the implementation does not declare the
-capability or profile; never counted as a pass), ``error`` (the driver broke the protocol
-during this check), and ``xfail``/``xpass`` for checks listed in an expected-failures file.
+capability or profile; never counted as a pass), ``unsupported`` (the driver declared the
+capability but answered ``unsupported`` for the request, or for a trace step after every
+earlier step matched: it cannot express it; never a pass, never a failure), ``error`` (the
+driver broke the protocol during this check), and ``xfail``/``xpass`` for checks listed in an
+expected-failures file.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from rescind.conformance.comparison import Comparison
 from rescind.conformance.harness import Driver
 
 Tier = Literal["must", "should", "profile"]
-Status = Literal["pass", "fail", "not-applicable", "error", "xfail", "xpass"]
+Status = Literal["pass", "fail", "not-applicable", "unsupported", "error", "xfail", "xpass"]
 
 
 @attrs.frozen

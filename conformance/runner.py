@@ -29,6 +29,8 @@ class RunReport:
     results: tuple[Result, ...]
     harness_failures: tuple[str, ...]
     seconds: float
+    restrictions: tuple[str, ...] = ()
+    """What the driver declared it cannot express (``rescind.conformance.restrictions``)."""
 
     @property
     def failed(self) -> bool:
@@ -69,6 +71,7 @@ def run_checks(
         failures.append(str(failure))
     capabilities = driver.hello.capabilities if driver else frozenset()
     declared_profiles = set(driver.hello.profiles) if driver else set()
+    driver_restrictions = driver.hello.restrictions if driver else frozenset()
     results: list[Result] = []
     for check in checks:
         if check.capability != "model" and check.capability not in capabilities:
@@ -108,6 +111,7 @@ def run_checks(
         results=tuple(results),
         harness_failures=tuple(failures),
         seconds=time.monotonic() - started,
+        restrictions=tuple(sorted(driver_restrictions)),
     )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib.resources
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -174,6 +174,56 @@ def _difference(expected: Any, actual: Any, path: str) -> str | None:
     return None if expected == actual and type(expected) is type(actual) else f"{path} differs"
 
 
+@attrs.frozen
+class Unsupported:
+    """A driver's ``unsupported`` answer: to the whole request (``step`` is ``None``), or as
+    the last result of a trace reply after which the driver stopped (``step``: its index).
+    ``problem`` is the first difference in the steps before it: then the reply is a
+    failure after all, since unsupported only stands for what the driver could not express."""
+
+    reason: str
+    step: int | None = None
+    problem: str | None = None
+
+    def describe(self, steps: Sequence[Mapping[str, Any]] = ()) -> str:
+        if self.step is None:
+            return f"unsupported: {self.reason}"
+        call = steps[self.step].get("call") if self.step < len(steps) else None
+        named = f" ({call})" if isinstance(call, str) else ""
+        matched = f"; steps 1-{self.step} matched" if self.step else ""
+        return f"unsupported at step {self.step + 1}{named}: {self.reason}{matched}"
+
+
+def unsupported_of(expected: Mapping[str, Any], reply: Reply) -> Unsupported | None:
+    """The driver's ``unsupported`` answer in ``reply``, if it gave one (see ``Unsupported``);
+    ``None`` for any other reply, which ``compare`` judges. Steps before an unsupported step
+    are compared as ``compare`` compares steps; checkpoints are not (the trace never ended)."""
+    if reply.kind == "unsupported":
+        return Unsupported(str(reply.unsupported))
+    if reply.ok is None:
+        return None
+    steps, wanted = reply.ok.get("steps"), expected.get("steps")
+    if not isinstance(steps, list) or not isinstance(wanted, list) or not steps:
+        return None
+    last = steps[-1]
+    if not isinstance(last, Mapping) or "unsupported" not in last or len(steps) > len(wanted):
+        return None
+    cut = Unsupported(str(last["unsupported"]), len(steps) - 1)
+    for index, (left, right) in enumerate(zip(wanted, steps[:-1], strict=False)):
+        problem = _difference(left, right, f"/steps/{index}")
+        if problem:
+            return attrs.evolve(cut, problem=f"step {index + 1}: {problem}")
+    return cut
+
+
+def _unsupported(
+    cut: Unsupported, expected: Mapping[str, Any], reply: Reply, steps: Sequence[Any] = ()
+) -> Outcome:
+    if cut.problem is not None:
+        return _failed(cut.problem, expected, reply)
+    return Outcome("unsupported", cut.describe(steps))
+
+
 def _failed(problem: str, expected: Mapping[str, Any], reply: Reply, at: str = "") -> Outcome:
     return Outcome("fail", problem, comparison=comparison_of(expected, reply, at))
 
@@ -182,9 +232,9 @@ def _single(op: str, binding: TopicBinding, test: Mapping[str, Any]) -> Callable
 
     def run(driver: Driver) -> Outcome:
         reply = driver.request(op, test["input"])
-        if reply.kind == "unsupported":
-            declared = f"driver declared {binding.capability} but not {op}"
-            return _failed(declared, test["expected"], reply)
+        cut = unsupported_of(test["expected"], reply)
+        if cut is not None:
+            return _unsupported(cut, test["expected"], reply, test["input"].get("steps", ()))
         problem = compare(test["expected"], reply)
         return _failed(problem, test["expected"], reply) if problem else Outcome("pass")
 
@@ -204,6 +254,13 @@ def _trace(binding: TopicBinding, test: Mapping[str, Any]) -> Callable[[Driver],
                 zip(test["input"]["steps"], test["expected"]["steps"], strict=True), start=1
             ):
                 reply = driver.request("trace.step", {"handle": handle, **step})
+                if reply.kind == "unsupported":
+                    return Outcome(
+                        "unsupported",
+                        Unsupported(str(reply.unsupported), index - 1).describe(
+                            test["input"]["steps"]
+                        ),
+                    )
                 problem = compare(expected, reply)
                 if problem:
                     message = f"step {index} ({step.get('call')}): {problem}"
@@ -276,6 +333,9 @@ def _profile_check(
 
     def run(driver: Driver) -> Outcome:
         reply = driver.request(op, {**test["input"], "profile": "splash-v5-f64"})
+        cut = unsupported_of(informative, reply)
+        if cut is not None:
+            return _unsupported(cut, informative, reply, test["input"].get("steps", ()))
         problem = compare(informative, reply)
         return _failed(problem, informative, reply, "/f64") if problem else Outcome("pass")
 

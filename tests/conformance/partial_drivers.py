@@ -1,0 +1,129 @@
+"""Fake drivers that, like upstream Splash's, cannot express everything they declare: the
+reference behind the driver protocol, answering ``unsupported`` where a real driver over
+upstream's public API would, and (for some) wrong on purpose.
+
+Usable in process (``InProcessDriver(PARTIAL[name])``) or as a subprocess:
+``python -m tests.conformance.partial_drivers NAME``.
+"""
+
+from __future__ import annotations
+
+import copy
+import sys
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from rescind.conformance.driver import REFERENCE_CAPABILITY, serve
+from rescind.conformance.driver import handle as reference
+from rescind.conformance.provenance import SPLASH
+from rescind.conformance.restrictions import AUTHORIZED_BY_AUTHORIZER, raw_authorization
+
+Handler = Callable[[Mapping[str, Any]], dict[str, Any]]
+
+TRACE_OPS = ("journal.trace", "authorizer.trace")
+UNSUPPORTED_OPS = frozenset({"grants.manifest_attenuate"})
+"""Operations the ``restricted`` fake answers ``unsupported`` as a whole."""
+RAW_REASON = "upstream builds authorized values only through SessionAuthorizer::authorize_*"
+
+UPSTREAM_REPOSITORY, UPSTREAM_COMMIT = SPLASH.split()
+
+
+def _hello(message: Mapping[str, Any], name: str, restricted: bool) -> dict[str, Any]:
+    reply = reference(message)
+    ok = reply["ok"]
+    ok["implementation"] = {
+        "name": name,
+        "version": "0.1.0",
+        "upstream": {"repository": UPSTREAM_REPOSITORY, "commit": UPSTREAM_COMMIT},
+    }
+    ok["capabilities"] = [c for c in ok["capabilities"] if c != REFERENCE_CAPABILITY]
+    if restricted:
+        ok["restrictions"] = [AUTHORIZED_BY_AUTHORIZER.name]
+    return reply
+
+
+def _cut_at_raw_step(message: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The reply of a driver that stops at the first raw request+grant step: the reference's
+    results for the steps before it, then ``{"unsupported": ...}``."""
+    args = message["args"]
+    steps = args.get("steps", [])
+    raw = next((i for i, step in enumerate(steps) if raw_authorization(step)), None)
+    if raw is None:
+        return None
+    prefix = reference({**message, "args": {**args, "steps": steps[:raw]}})
+    if "ok" not in prefix:
+        return prefix
+    outcomes = [*prefix["ok"]["steps"], {"unsupported": RAW_REASON}]
+    return {"id": message["id"], "ok": {"steps": outcomes, "checkpoints": {}}}
+
+
+def restricted(message: Mapping[str, Any]) -> dict[str, Any]:
+    """Declares ``authorized-by-authorizer`` and keeps to it; everything it answers is the
+    reference's answer."""
+    op = message.get("op")
+    if op == "hello":
+        return _hello(message, "partial-fake", restricted=True)
+    if op in UNSUPPORTED_OPS:
+        return {"id": message["id"], "unsupported": f"{op} is not public upstream"}
+    if op in TRACE_OPS:
+        cut = _cut_at_raw_step(message)
+        if cut is not None:
+            return cut
+    return reference(message)
+
+
+def forgets_duplicates(message: Mapping[str, Any]) -> dict[str, Any]:
+    """``restricted``, and wrong: a second admission of a known key is answered as a fresh
+    dispatch (the journal no longer deduplicates, WJ-8)."""
+    reply = restricted(message)
+    if message.get("op") in TRACE_OPS and "ok" in reply:
+        reply = copy.deepcopy(reply)
+        for outcome in reply["ok"]["steps"]:
+            result = outcome.get("result")
+            if isinstance(result, dict) and result.get("admission") == "existing":
+                outcome["result"] = {"admission": "dispatch"}
+    return reply
+
+
+def unsupported_everywhere(message: Mapping[str, Any]) -> dict[str, Any]:
+    """Declares journal and answers every trace ``unsupported``."""
+    if message.get("op") in TRACE_OPS:
+        return {"id": message["id"], "unsupported": "no traces"}
+    return restricted(message)
+
+
+def differs_on(text: str) -> Handler:
+    """``restricted``, but its canonical JSON of payload ``text`` has one more space."""
+
+    def handler(message: Mapping[str, Any]) -> dict[str, Any]:
+        reply = restricted(message)
+        args = message.get("args", {})
+        if message.get("op") == "canonical.input" and args.get("text") == text and "ok" in reply:
+            reply = copy.deepcopy(reply)
+            reply["ok"]["canonicalJson"] = reply["ok"].get("canonicalJson", "") + " "
+        return reply
+
+    return handler
+
+
+PARTIAL: dict[str, Handler] = {
+    "restricted": restricted,
+    "forgets-duplicates": forgets_duplicates,
+    "unsupported-everywhere": unsupported_everywhere,
+}
+
+
+def main(argv: list[str]) -> int:
+    """``NAME`` or ``differs-on TEXT``."""
+    handler = differs_on(argv[1]) if argv[0] == "differs-on" else PARTIAL[argv[0]]
+    import rescind.conformance.driver as driver_module
+
+    driver_module.handle = handler  # type: ignore[assignment]
+    return serve(sys.stdin, sys.stdout)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
+
+
+__all__ = ["PARTIAL", "differs_on"]
