@@ -90,7 +90,10 @@ def test_summary_and_markdown_print_the_provenance_table(tmp_path: Path, capsys)
     printed = capsys.readouterr().out
     assert "By provenance of the expectation" in printed
     assert "upstream-observed" in printed and "derived" in printed
-    assert "| provenance | pass | fail | not-applicable | unsupported | other |" in markdown.read_text()
+    assert (
+        "| provenance | pass | fail | not-applicable | unsupported | other |"
+        in markdown.read_text()
+    )
 
 
 def test_unknown_provenance_kinds_are_usage_errors() -> None:
