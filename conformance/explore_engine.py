@@ -27,7 +27,7 @@ from hypothesis.database import ExampleDatabase
 
 from rescind.conformance import operations
 from rescind.conformance.harness import Driver, Reply
-from rescind.conformance.vectorchecks import compare
+from rescind.conformance.vectorchecks import compare, unsupported_of
 from rescind.reference.errors import RescindError
 
 REPLAY_FORMAT = "rescind-replay/1"
@@ -85,6 +85,15 @@ class Area:
     steps_of: StepsOf = attrs.field(default=top_steps, eq=False, repr=False)
     answers: Answers | None = attrs.field(default=None, eq=False, repr=False)
     """Answers the generator recorded, if it runs the reference while drawing."""
+    variants: Variants | None = attrs.field(default=None, eq=False, repr=False)
+    """The area a driver with these declared restrictions can express (its generator never
+    draws a restricted shape); ``None``: no restriction concerns this vocabulary."""
+    variant: str = ""
+    """Names a restricted variant (its examples are kept apart in the example database)."""
+
+    def under(self, restrictions: frozenset[str]) -> Area:
+        """This area as a driver declaring ``restrictions`` can express it."""
+        return self if self.variants is None else self.variants(self, restrictions)
 
     def expected(self, trace: Mapping[str, Any]) -> dict[str, Any]:
         recorded = self.answers.recall(trace) if self.answers is not None else None
@@ -92,7 +101,11 @@ class Area:
 
     @property
     def database_key(self) -> bytes:
-        return f"rescind.explore.{self.name}".encode()
+        suffix = f"+{self.variant}" if self.variant else ""
+        return f"rescind.explore.{self.name}{suffix}".encode()
+
+
+Variants = Callable[[Area, frozenset[str]], Area]
 
 
 @attrs.frozen
@@ -119,6 +132,13 @@ class ExplorationResult:
     seconds: float
     disagreement: Disagreement | None
     seed: int
+    inexpressible: int = 0
+    """Traces the driver answered ``unsupported`` for (whole, or at a step after every earlier
+    step agreed): discarded, not compared; ``examples`` counts them too."""
+
+    @property
+    def compared(self) -> int:
+        return self.examples - self.inexpressible
 
 
 def reference_answer(op: str, trace: Mapping[str, Any]) -> dict[str, Any]:
@@ -128,13 +148,32 @@ def reference_answer(op: str, trace: Mapping[str, Any]) -> dict[str, Any]:
         return {"error": error.code}
 
 
-def disagreement_of(
+@attrs.frozen
+class Verdict:
+    """One trace judged: a disagreement (``problem``), or the driver could not express it."""
+
+    problem: str | None = None
+    inexpressible: bool = False
+
+
+def verdict_of(
     driver: Driver, op: str, trace: Mapping[str, Any], expected: Mapping[str, Any] | None = None
-) -> str | None:
+) -> Verdict:
     if expected is None:
         expected = reference_answer(op, trace)
     reply = driver.request(op, trace)
-    return compare(dict(expected), reply)
+    cut = unsupported_of(dict(expected), reply)
+    if cut is not None:
+        return Verdict(cut.problem, inexpressible=cut.problem is None)
+    return Verdict(compare(dict(expected), reply))
+
+
+def disagreement_of(
+    driver: Driver, op: str, trace: Mapping[str, Any], expected: Mapping[str, Any] | None = None
+) -> str | None:
+    """Why the driver disagrees with the reference on ``trace``; ``None`` when it agrees or
+    answered ``unsupported`` after agreeing on every earlier step (see ``verdict_of``)."""
+    return verdict_of(driver, op, trace, expected).problem
 
 
 def _malformed(op: str, trace: Mapping[str, Any]) -> bool:
@@ -151,15 +190,22 @@ def explore(
     *,
     database: ExampleDatabase | None = None,
 ) -> ExplorationResult:
-    """Run ``examples`` generated traces of ``area``; shrink and return the first
-    disagreement. The same seed (and database contents) gives the same traces."""
-    counted = {"examples": 0, "steps": 0}
+    """Run ``examples`` generated traces of ``area`` (as the driver's declared restrictions
+    let it express them); shrink and return the first disagreement. A trace the driver
+    answers ``unsupported`` for is discarded and counted, never a disagreement. The same seed
+    (and database contents) gives the same traces."""
+    area = area.under(driver.hello.restrictions)
+    counted = {"examples": 0, "steps": 0, "inexpressible": 0}
     started = time.monotonic()
 
     def disagrees(trace: Mapping[str, Any]) -> bool:
         counted["examples"] += 1
+        verdict = verdict_of(driver, area.op, trace, area.expected(trace))
+        if verdict.inexpressible:
+            counted["inexpressible"] += 1
+            return False
         counted["steps"] += len(area.steps_of(trace))
-        return disagreement_of(driver, area.op, trace, area.expected(trace)) is not None
+        return verdict.problem is not None
 
     phases: tuple[Phase, ...] = (Phase.generate, Phase.shrink)
     if database is not None:
@@ -181,7 +227,12 @@ def explore(
         message = disagreement_of(driver, area.op, minimal) or "disagreement did not reproduce"
         found = Disagreement(area.op, minimal, reference_answer(area.op, minimal), message)
     return ExplorationResult(
-        counted["examples"], counted["steps"], time.monotonic() - started, found, seed
+        counted["examples"],
+        counted["steps"],
+        time.monotonic() - started,
+        found,
+        seed,
+        counted["inexpressible"],
     )
 
 
