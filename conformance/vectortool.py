@@ -13,12 +13,14 @@ import hashlib
 import importlib.resources
 import json
 import sysconfig
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 
+from rescind.conformance import observation
+from rescind.conformance.observation import Observation
 from rescind.conformance.provenance import KINDS
 from rescind.conformance.vectorformat import PROFILES, RESULTS, VectorFile, VectorTest, render
 from rescind.conformance.vectorretired import Retirement, retired_by_id
@@ -137,10 +139,24 @@ def file_schema(vector_file: VectorFile) -> dict[str, Any]:
     }
 
 
+def observed_files(
+    observations: Sequence[Observation] | None = None,
+) -> tuple[list[VectorFile], list[str]]:
+    """Every topic's vectors with provenance derived from the observation files (default:
+    the package's, ``rescind.conformance.observation``), and the problems that forbid
+    exporting them (an upstream difference not listed as a finding, ...)."""
+    chosen = observation.load() if observations is None else observations
+    return observation.derive(discover(), chosen)
+
+
 def generate(files: Iterable[VectorFile] | None = None) -> dict[str, str]:
     """Every generated file, by path relative to the vectors directory (registry excluded)."""
+    if files is None:
+        files, problems = observed_files()
+        if problems:
+            raise ValueError("; ".join(problems))
     out: dict[str, str] = {}
-    for vector_file in discover() if files is None else files:
+    for vector_file in files:
         out[f"{vector_file.topic}.json"] = render(vector_file.to_json())
         out[vector_file.schema_name] = render(file_schema(vector_file))
     return out
@@ -231,9 +247,12 @@ def render_registry(
     )
 
 
-def export(directory: Path) -> list[str]:
+def export(directory: Path, observations: Sequence[Observation] | None = None) -> list[str]:
     """Write all files; returns the problems that made it refuse (nothing written then)."""
-    generated = generate()
+    files, problems = observed_files(observations)
+    if problems:
+        return problems
+    generated = generate(files)
     tests = _tests_by_id(generated)
     registry = _load_registry(directory)
     retired = retired_by_id()
@@ -252,10 +271,11 @@ def export(directory: Path) -> list[str]:
     return []
 
 
-def check(directory: Path) -> list[str]:
-    """Freshness, schema validity, unique ids and registry consistency of ``directory``."""
-    problems: list[str] = []
-    generated = generate()
+def check(directory: Path, observations: Sequence[Observation] | None = None) -> list[str]:
+    """Freshness, schema validity, unique ids and registry consistency of ``directory``, and
+    no upstream difference that is not a named finding."""
+    files, problems = observed_files(observations)
+    generated = generate(files)
     for path, text in sorted(generated.items()):
         target = directory / path
         if not target.exists():

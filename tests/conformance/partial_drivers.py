@@ -36,7 +36,10 @@ def _hello(message: Mapping[str, Any], name: str, restricted: bool) -> dict[str,
         "version": "0.1.0",
         "upstream": {"repository": UPSTREAM_REPOSITORY, "commit": UPSTREAM_COMMIT},
     }
-    ok["capabilities"] = [c for c in ok["capabilities"] if c != REFERENCE_CAPABILITY]
+    # What a driver built from Splash could declare: no saga (agentctl, CaseHub), no
+    # Rescind extension, no reference-only checks.
+    ok["capabilities"] = [c for c in ok["capabilities"] if c not in (REFERENCE_CAPABILITY, "saga")]
+    ok["profiles"] = ["splash-v5", "splash-v5-f64"]
     if restricted:
         ok["restrictions"] = [AUTHORIZED_BY_AUTHORIZER.name]
     return reply

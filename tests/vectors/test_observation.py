@@ -1,0 +1,264 @@
+"""Provenance from observation: ``rescind vectors observe`` records what a driver answered
+to every vector, deterministically; ``rescind vectors export`` turns what it matched into
+``upstream-observed`` (keeping the earlier evidence in the citation), never upgrades what it
+differed on, and refuses a difference that is not a named finding."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import sys
+import tomllib
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import attrs
+import pytest
+
+from rescind.cli import main
+from rescind.conformance import observation, vectortool
+from rescind.conformance.driver import handle
+from rescind.conformance.findings import ObservedDifference
+from rescind.conformance.harness import InProcessDriver, Upstream
+from rescind.conformance.observation import InvalidObservation, Observation
+from rescind.conformance.provenance import SPLASH
+from rescind.conformance.vectorchecks import load_vector_files, vector_checks
+from rescind.conformance.vectorsets import discover
+from tests.conformance.partial_drivers import differs_on, restricted
+
+ROOT = Path(__file__).resolve().parents[2]
+FAKE = f"{sys.executable} -m tests.conformance.partial_drivers"
+
+
+def _tests() -> Iterator[tuple[str, str, dict[str, Any]]]:
+    for document in load_vector_files():
+        for group in document["testGroups"]:
+            for test in group["tests"]:
+                yield document["topic"], group["type"], test
+
+
+@cache
+def _committed() -> dict[str, dict[str, Any]]:
+    return {test["id"]: test for _, _, test in _tests()}
+
+
+def _not_applicable_to_the_fake() -> set[str]:
+    """The saga topics (agentctl, CaseHub) and Rescind's extension: not Splash's."""
+    return {
+        test["id"]
+        for topic, _, test in _tests()
+        if topic.startswith("saga-") or topic == "compensation-reconcile"
+    }
+
+
+def _inexpressible_for_the_fake() -> set[str]:
+    """Worked out from the vector files: raw request+grant steps of journal/authorizer
+    traces, and the grants operation the fake does not offer."""
+    found = set()
+    for topic, group, test in _tests():
+        traces = topic in ("journal-traces", "authorizer-traces") or (
+            topic == "splash-upstream-tests" and group in ("journal", "authorizer")
+        )
+        steps = test["input"].get("steps", []) if traces else []
+        if any({"request", "grant"} <= set(step.get("args", {})) for step in steps):
+            found.add(test["id"])
+        grants = topic == "grants" or (topic == "splash-upstream-tests" and group == "grants")
+        if grants and test["input"].get("operation") == "manifest_attenuate":
+            found.add(test["id"])
+    return found
+
+
+@pytest.fixture(scope="module")
+def observed() -> Observation:
+    return attrs.evolve(
+        observation.observe(lambda: InProcessDriver(restricted), "cmd"), name="partial-fake"
+    )
+
+
+def test_observe_records_every_vector_check_and_what_it_answered(observed: Observation) -> None:
+    check_ids = {check.id for check in vector_checks()}
+    assert set(observed.vectors) == check_ids
+    unsupported = {i for i, seen in observed.vectors.items() if seen.answered == "unsupported"}
+    assert unsupported == _inexpressible_for_the_fake()
+    assert len(unsupported) > 40
+    not_applicable = {
+        i for i, seen in observed.vectors.items() if seen.answered == "not-applicable"
+    }
+    assert {i.removesuffix(".f64") for i in not_applicable} == _not_applicable_to_the_fake()
+    others = set(observed.vectors) - unsupported - not_applicable
+    assert {observed.vectors[i].answered for i in others} == {"matched"} and len(others) > 1000
+    assert observed.implementation == "partial-fake" and observed.version == "0.1.0"
+    assert observed.upstream == Upstream(*SPLASH.split())
+
+
+def test_the_reply_digest_is_of_the_replies_and_nothing_else(observed: Observation) -> None:
+    _, _, test = next(t for t in _tests() if t[0] == "canonical-input")
+    reply = handle({"id": 1, "op": "canonical.input", "args": test["input"]})
+    text = json.dumps(
+        [["canonical.input", {"ok": reply["ok"]}]], sort_keys=True, separators=(",", ":")
+    )
+    assert (
+        observed.vectors[test["id"]].reply == "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+    )
+    digests = [seen.reply for seen in observed.vectors.values()]
+    assert (
+        len(set(digests)) > 500
+    )  # a digest of each reply (many are the same error), not of a status
+
+
+def test_observation_files_are_deterministic(observed: Observation) -> None:
+    again = observation.observe(lambda: InProcessDriver(restricted), "cmd")
+    text = observed.render()
+    assert again.render() == text
+    assert json.loads(text)["vectors"] == dict(sorted(json.loads(text)["vectors"].items()))
+    reread = Observation.from_json("partial-fake", json.loads(text))
+    assert reread.render() == text and reread == observed
+
+
+def _copy_vectors(tmp_path: Path) -> Path:
+    target = tmp_path / "vectors"
+    shutil.copytree(ROOT / "vectors", target)
+    return target
+
+
+def test_export_derives_upstream_observed_from_what_matched(
+    observed: Observation, tmp_path: Path
+) -> None:
+    directory = _copy_vectors(tmp_path)
+    registry = (directory / "registry.json").read_text()
+    assert vectortool.export(directory, [observed]) == []
+    assert vectortool.check(directory, [observed]) == []
+    assert (directory / "registry.json").read_text() == registry  # no id changed meaning
+    assert any("differs from what the reference" in p for p in vectortool.check(directory, []))
+
+    exported = {
+        test["id"]: test
+        for path in directory.glob("*.json")
+        if path.name != "registry.json"
+        for group in json.loads(path.read_text())["testGroups"]
+        for test in group["tests"]
+    }
+    before = _committed()
+    unchanged = _inexpressible_for_the_fake() | _not_applicable_to_the_fake()
+    commit = SPLASH.split()[1]
+    kinds_seen = set()
+    for test_id, test in exported.items():
+        old, new = before[test_id]["provenance"], test["provenance"]
+        if test_id in unchanged:
+            assert new == old, test_id
+            continue
+        assert new["kind"] == "upstream-observed", test_id
+        kinds_seen.add(old["kind"])
+        observed_text = (
+            f"conformance/observations/partial-fake.json `{test_id}` matched by partial-fake "
+            f"0.1.0, built from ymote/Splash {commit}"
+        )
+        if old["kind"] == "upstream-observed":
+            assert new["citation"] == f"{old['citation']}; also {observed_text}", test_id
+        else:
+            assert new["citation"].startswith(observed_text + "; "), test_id
+            assert new["citation"].endswith(": " + old["citation"]), test_id
+        if old["kind"] == "upstream-test":
+            assert "; also asserted by upstream test: ymote/Splash" in new["citation"]
+    assert {"upstream-observed", "upstream-test", "upstream-code", "derived"} <= kinds_seen
+
+
+def test_a_difference_is_refused_unless_it_is_a_named_finding(tmp_path: Path) -> None:
+    _, _, target = next(
+        t
+        for t in _tests()
+        if t[0] == "canonical-input"
+        and t[2]["result"] == "valid"
+        and t[2]["input"]["format"] == "json"
+    )
+    same_text = {
+        t["id"]
+        for topic, _, t in _tests()
+        if topic == "canonical-input" and t["input"].get("text") == target["input"]["text"]
+    }
+    checks = [c for c in vector_checks() if c.source == "canonical-input"]
+    seen = observation.observe(
+        lambda: InProcessDriver(differs_on(target["input"]["text"])), "cmd", checks=checks
+    )
+    seen = attrs.evolve(seen, name="partial-fake")
+    differed = {i for i, s in seen.vectors.items() if s.answered == "differed"}
+    assert {i.removesuffix(".f64") for i in differed} == same_text and target["id"] in differed
+
+    directory = _copy_vectors(tmp_path)
+    before = (directory / "canonical-input.json").read_text()
+    problems = vectortool.export(directory, [seen])
+    assert len(problems) == len(same_text) and all("upstream answered" in p for p in problems)
+    assert any(p.startswith(f"{target['id']}: upstream answered") for p in problems)
+    assert (directory / "canonical-input.json").read_text() == before  # nothing written
+    assert any(p.startswith(target["id"]) for p in vectortool.check(directory, [seen]))
+
+    findings = [
+        ObservedDifference(i, "F3", f"{SPLASH} crates/x/src/lib.rs thing") for i in same_text
+    ]
+    finding = findings[0] if findings[0].vector == target["id"] else findings[-1]
+    files, problems = observation.derive(discover(), [seen], findings)
+    assert problems == []
+    by_id = {t.id: t for f in files for t in f.tests}
+    kept = by_id[target["id"]].provenance
+    assert kept.kind == _committed()[target["id"]]["provenance"]["kind"]
+    assert kept.citation.endswith("docs/findings.md F3, " + finding.site)
+    others = [i for i in seen.vectors if i not in differed and i in by_id]
+    assert others and all(by_id[i].provenance.kind == "upstream-observed" for i in others)
+
+    # A listed finding that upstream now matches is stale.
+    clean = attrs.evolve(seen, vectors={**seen.vectors, target["id"]: seen.vectors[others[0]]})
+    _, problems = observation.derive(discover(), [clean], findings)
+    assert problems and "now matches" in problems[0]
+
+
+def test_an_observation_of_another_upstream_commit_is_refused(observed: Observation) -> None:
+    other = attrs.evolve(observed, upstream=Upstream("ymote/Splash", "0" * 40))
+    _, problems = observation.derive(discover(), [other], [])
+    assert problems and "pinned to" in problems[0]
+
+
+def test_a_match_outside_the_upstreams_topics_is_refused(observed: Observation) -> None:
+    saga = sorted(_not_applicable_to_the_fake())[0]
+    matched = next(seen for seen in observed.vectors.values() if seen.answered == "matched")
+    claimed = attrs.evolve(observed, vectors={**observed.vectors, saga: matched})
+    _, problems = observation.derive(discover(), [claimed], [])
+    assert len(problems) == 1 and "does not define" in problems[0] and saga in problems[0]
+
+
+def test_the_cli_observes_with_a_relative_command_and_export_reads_it(tmp_path: Path) -> None:
+    out = tmp_path / "observations" / "partial-fake.json"
+    assert main(["vectors", "observe", "--impl", f"{FAKE} restricted", "--out", str(out)]) == 0
+    text = out.read_text()
+    document = json.loads(text)
+    assert str(ROOT) not in text and "timestamp" not in text
+    assert document["producedBy"].startswith("rescind vectors observe --impl ")
+    assert "tests.conformance.partial_drivers restricted" in document["producedBy"]
+    assert document["driver"] == {"name": "partial-fake", "version": "0.1.0"}
+    assert main(["vectors", "observe", "--impl", f"{FAKE} restricted", "--out", str(out)]) == 0
+    assert out.read_text() == text
+    directory = _copy_vectors(tmp_path)
+    observations = str(out.parent)
+    assert main(["vectors", "check", "--dir", str(directory), "--observations", observations]) == 1
+    assert main(["vectors", "export", "--dir", str(directory), "--observations", observations]) == 0
+    assert main(["vectors", "check", "--dir", str(directory), "--observations", observations]) == 0
+
+
+def test_a_broken_observation_file_is_a_typed_error(tmp_path: Path) -> None:
+    (tmp_path / "bad.json").write_text('{"format": "rescind-observation/1"}')
+    with pytest.raises(InvalidObservation) as raised:
+        observation.load(tmp_path)
+    assert raised.value.code == "observation_invalid"
+    assert main(["vectors", "check", "--observations", str(tmp_path)]) == 2
+    assert observation.load(tmp_path / "missing") == ()
+
+
+def test_observation_files_ship_as_package_data() -> None:
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert (
+        "observations/*.json"
+        in pyproject["tool"]["setuptools"]["package-data"]["rescind.conformance"]
+    )
+    assert observation.default_directory() == ROOT / "conformance" / "observations"
