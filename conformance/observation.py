@@ -225,12 +225,13 @@ class _Recorder(Driver):
 
 
 def relative_command(command: str, root: Path) -> str:
-    """``command`` with every absolute path inside ``root`` made relative to it."""
+    """``command`` with every path inside ``root`` (absolute, or relative with a ``/``)
+    written relative to it, normalised: the same command wherever the checkout is."""
     base = Path(os.path.abspath(root))
     words = []
     for word in shlex.split(command):
-        path = Path(os.path.abspath(word))
-        if Path(word).is_absolute() and path.is_relative_to(base):
+        path = Path(os.path.normpath(base / word))  # an absolute ``word`` replaces ``base``
+        if "/" in word and path.is_relative_to(base) and path.exists():
             word = str(path.relative_to(base))
         words.append(word)
     return shlex.join(words)
