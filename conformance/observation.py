@@ -39,6 +39,7 @@ from typing import Any
 import attrs
 
 from rescind.conformance.checks import Check, Outcome
+from rescind.conformance.driver import REFERENCE_CAPABILITY
 from rescind.conformance.findings import OBSERVED_DIFFERENCES, ObservedDifference
 from rescind.conformance.harness import Driver, Reply, Upstream
 from rescind.conformance.provenance import OBSERVATION_DIRECTORY, SPLASH, Provenance
@@ -160,8 +161,10 @@ class Observation:
                     for key, entry in document["vectors"].items()
                 },
             )
-        except (KeyError, TypeError, ValueError, AttributeError) as error:
-            raise InvalidObservation(file=f"{name}.json", reason=str(error)) from None
+        except (KeyError, TypeError, ValueError, AttributeError):
+            raise InvalidObservation(
+                file=f"{name}.json", reason="not an observation file"
+            ) from None
 
 
 def default_directory() -> Path:
@@ -179,8 +182,8 @@ def load(directory: Path | None = None) -> tuple[Observation, ...]:
     for path in sorted(folder.glob("*.json")):
         try:
             document = json.loads(path.read_text(encoding="utf-8"))
-        except ValueError as error:
-            raise InvalidObservation(file=path.name, reason=str(error)) from None
+        except ValueError:
+            raise InvalidObservation(file=path.name, reason="not json") from None
         found.append(Observation.from_json(path.stem, document))
     return tuple(found)
 
@@ -266,12 +269,18 @@ def observe(
     log.clear()
     chosen = list(vector_checks() if checks is None else checks)
     report = run_checks(chosen, start, progress=record)
+    if REFERENCE_CAPABILITY in report.capabilities:
+        # Rescind's reference answering its own vectors is no evidence about upstream.
+        raise InvalidObservation(reason="the driver is the rescind reference, not upstream")
     if report.harness_broken:
-        raise ObservationIncomplete(reason="; ".join(report.harness_failures)[:500])
+        raise ObservationIncomplete(
+            reason="the driver broke the protocol while observed",
+            failures=len(report.harness_failures),
+        )
     hello_upstream = upstream or next((u for u in declared if u is not None), None)
     if hello_upstream is None:
         raise InvalidObservation(
-            reason="the driver's hello names no implementation.upstream; pass --upstream"
+            reason="no upstream: give --upstream, or implementation.upstream in hello"
         )
     stem = name or re.sub(r"[^a-z0-9.-]+", "-", report.implementation.lower()).strip("-.")
     return Observation(

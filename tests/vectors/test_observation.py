@@ -262,3 +262,13 @@ def test_observation_files_ship_as_package_data() -> None:
         in pyproject["tool"]["setuptools"]["package-data"]["rescind.conformance"]
     )
     assert observation.default_directory() == ROOT / "conformance" / "observations"
+
+
+def test_the_reference_cannot_be_observed_as_upstream() -> None:
+    with pytest.raises(InvalidObservation, match="reference"):
+        observation.observe(
+            lambda: InProcessDriver(handle),
+            "cmd",
+            upstream=Upstream(*SPLASH.split()),
+            checks=[c for c in vector_checks() if c.source == "host-keys"],
+        )
