@@ -223,3 +223,41 @@ def test_the_schema_lists_exactly_the_catalogue() -> None:
     assert list(validator.iter_errors({**ok, "restrictions": ["nope"]}))
     documented = (ROOT / "docs/driver-protocol.md").read_text()
     assert all(f"`{r.name}`" in documented for r in CATALOGUE)
+
+
+def _shard(index: int, status: str) -> tuple[str, dict[str, Any]]:
+    check = {
+        "id": f"explore.journal-authorizer#shard-{index}/2",
+        "tier": "must",
+        "rule": "WJ-16",
+        "source": "exploration",
+        "capability": "journal",
+        "status": status,
+        "message": f"slice {index}",
+    }
+    plan = plan_section(["explore.journal-authorizer"])
+    return f"s{index}.json", {
+        "implementation": {"name": "fake", "version": "1"},
+        "capabilities": ["journal"],
+        "profiles": ["splash-v5"],
+        "restrictions": ["authorized-by-authorizer"],
+        "harnessFailures": [],
+        "checks": [check],
+        "run": {"seed": 0, "shard": f"{index}/2", "plan": plan},
+    }
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "joined"),
+    [
+        ("pass", "unsupported", "pass"),
+        ("unsupported", "unsupported", "unsupported"),
+        ("unsupported", "fail", "fail"),
+        ("unsupported", "not-applicable", "unsupported"),
+    ],
+)
+def test_merged_exploration_slices_compared_anything_passes(
+    first: str, second: str, joined: str
+) -> None:
+    report, _ = merge([_shard(1, first), _shard(2, second)])
+    assert [r.outcome.status for r in report.results] == [joined]
