@@ -5,6 +5,12 @@ test becomes requests. Single-operation topics send the test's ``input`` as the 
 ``args`` of one operation and compare the reply with ``expected`` (keys listed as
 informative are not compared: they describe upstream, not the protocol). Trace topics send
 a ``setup`` and then each step, comparing step by step.
+
+A reply member whose value is the marker ``{"unsupported": "<reason>"}`` (where the
+expectation has anything else) is unanswered, not a difference
+(``comparison.unanswered_member``). A check with unanswered members and no difference was
+answered in part: status ``unsupported``, message ``answered in part: unanswered /path
+(reason), ...``, and a comparison listing them.
 """
 
 from __future__ import annotations
@@ -16,8 +22,17 @@ from typing import Any
 
 import attrs
 
-from rescind.conformance.checks import Check, Outcome, Tier
-from rescind.conformance.comparison import INFORMATIVE_KEYS, comparison_of
+from rescind.conformance.checks import Check, Outcome, Status, Tier
+from rescind.conformance.comparison import (
+    INFORMATIVE_KEYS,
+    Comparison,
+    answered_in_part,
+    comparison_of,
+    pointer,
+    reply_value,
+    unanswered_member,
+    unanswered_members,
+)
 from rescind.conformance.harness import Driver, Reply
 
 
@@ -130,8 +145,12 @@ def load_vector_files() -> Iterator[dict[str, Any]]:
             yield json.loads(entry.read_text(encoding="utf-8"))
 
 
-def compare(expected: Mapping[str, Any], reply: Reply) -> str | None:
-    """``None`` when ``reply`` matches; otherwise a one-line reason (no payload bytes)."""
+def compare(
+    expected: Mapping[str, Any], reply: Reply, unanswered: list[str] | None = None
+) -> str | None:
+    """``None`` when ``reply`` matches; otherwise a one-line reason (no payload bytes). An
+    unanswered member is no difference: its pointer is appended to ``unanswered`` when given
+    (up to the first difference)."""
     if "error" in expected:
         if reply.kind != "error":
             return f"expected error {expected['error']}, got {reply.kind}"
@@ -142,12 +161,15 @@ def compare(expected: Mapping[str, Any], reply: Reply) -> str | None:
         detail = reply.error_code or reply.unsupported or ""
         return f"expected a result, got {reply.kind} {detail}".rstrip()
     assert reply.ok is not None
-    return _difference(expected, reply.ok, "")
+    return _difference(expected, reply.ok, "", unanswered)
 
 
-def _difference(expected: Any, actual: Any, path: str) -> str | None:
-    """Structural comparison: informative keys are skipped, and an expected error object
-    (``{"error": code, ...}``) matches any object with that code."""
+def _difference(
+    expected: Any, actual: Any, path: str, unanswered: list[str] | None = None
+) -> str | None:
+    """Structural comparison: informative keys are skipped, an expected error object
+    (``{"error": code, ...}``) matches any object with that code, and a member answered with
+    the unanswered marker is no difference (its pointer goes to ``unanswered``)."""
     if isinstance(expected, Mapping):
         if not isinstance(actual, Mapping):
             return f"{path or 'result'} is not an object"
@@ -159,7 +181,11 @@ def _difference(expected: Any, actual: Any, path: str) -> str | None:
                 continue
             if key not in actual:
                 return f"{path}/{key} missing"
-            problem = _difference(value, actual[key], f"{path}/{key}")
+            if unanswered_member(value, actual[key]) is not None:
+                if unanswered is not None:
+                    unanswered.append(path + pointer((key,)))
+                continue
+            problem = _difference(value, actual[key], f"{path}/{key}", unanswered)
             if problem:
                 return problem
         return None
@@ -167,7 +193,7 @@ def _difference(expected: Any, actual: Any, path: str) -> str | None:
         if not isinstance(actual, list) or len(actual) != len(expected):
             return f"{path} has another length"
         for index, (left, right) in enumerate(zip(expected, actual, strict=True)):
-            problem = _difference(left, right, f"{path}/{index}")
+            problem = _difference(left, right, f"{path}/{index}", unanswered)
             if problem:
                 return problem
         return None
@@ -216,16 +242,53 @@ def unsupported_of(expected: Mapping[str, Any], reply: Reply) -> Unsupported | N
     return cut
 
 
+MESSAGE_UNANSWERED = 5
+"""Unanswered members a check's message names; its comparison lists more, and counts all."""
+
+
+def _listed(members: Sequence[tuple[str, str]], total: int | None = None) -> str:
+    shown = [f"{path} ({reason})" for path, reason in members[:MESSAGE_UNANSWERED]]
+    more = (len(members) if total is None else total) - len(shown)
+    return ", ".join(shown) + (f", +{more} more" if more > 0 else "")
+
+
+def in_part_message(comparison: Comparison) -> str:
+    """``answered in part: unanswered /path (reason), ...`` (pointers into the vector's
+    ``expected``: ``at`` + path)."""
+    members = [(comparison.at + m.path, m.reason) for m in comparison.unanswered]
+    return f"answered in part: unanswered {_listed(members, comparison.unanswered_count)}"
+
+
 def _unsupported(
     cut: Unsupported, expected: Mapping[str, Any], reply: Reply, steps: Sequence[Any] = ()
 ) -> Outcome:
     if cut.problem is not None:
         return _failed(cut.problem, expected, reply)
-    return Outcome("unsupported", cut.describe(steps))
+    message = cut.describe(steps)
+    members = unanswered_members(expected, reply.ok) if reply.ok is not None else []
+    if members:
+        message += f"; answered in part before it: unanswered {_listed(members)}"
+    return Outcome("unsupported", message)
 
 
 def _failed(problem: str, expected: Mapping[str, Any], reply: Reply, at: str = "") -> Outcome:
-    return Outcome("fail", problem, comparison=comparison_of(expected, reply, at))
+    comparison = comparison_of(expected, reply, at)
+    if comparison is not None and comparison.unanswered_count:
+        problem += f" ({comparison.unanswered_count} members unanswered)"
+    return Outcome("fail", problem, comparison=comparison)
+
+
+def _judged(expected: Mapping[str, Any], reply: Reply, at: str = "") -> Outcome:
+    """``pass``; ``fail`` on a difference; ``unsupported`` when answered in part (every
+    answered member matches, some are unanswered)."""
+    problem = compare(expected, reply)
+    if problem:
+        return _failed(problem, expected, reply, at)
+    comparison = comparison_of(expected, reply, at)
+    if comparison is None:
+        return Outcome("pass")
+    status: Status = "fail" if comparison.differences else "unsupported"
+    return Outcome(status, in_part_message(comparison), comparison=comparison)
 
 
 def _single(op: str, binding: TopicBinding, test: Mapping[str, Any]) -> Callable[[Driver], Outcome]:
@@ -235,8 +298,7 @@ def _single(op: str, binding: TopicBinding, test: Mapping[str, Any]) -> Callable
         cut = unsupported_of(test["expected"], reply)
         if cut is not None:
             return _unsupported(cut, test["expected"], reply, test["input"].get("steps", ()))
-        problem = compare(test["expected"], reply)
-        return _failed(problem, test["expected"], reply) if problem else Outcome("pass")
+        return _judged(test["expected"], reply)
 
     return run
 
@@ -249,23 +311,34 @@ def _trace(binding: TopicBinding, test: Mapping[str, Any]) -> Callable[[Driver],
         if opened.kind != "ok" or opened.ok is None or "handle" not in opened.ok:
             return Outcome("fail", f"trace.open failed: {opened.error_code or opened.kind}")
         handle = opened.ok["handle"]
+        unanswered: list[tuple[str, str]] = []
+        replies: list[dict[str, Any]] = []
         try:
             for index, (step, expected) in enumerate(
                 zip(test["input"]["steps"], test["expected"]["steps"], strict=True), start=1
             ):
                 reply = driver.request("trace.step", {"handle": handle, **step})
                 if reply.kind == "unsupported":
-                    return Outcome(
-                        "unsupported",
-                        Unsupported(str(reply.unsupported), index - 1).describe(
-                            test["input"]["steps"]
-                        ),
+                    message = Unsupported(str(reply.unsupported), index - 1).describe(
+                        test["input"]["steps"]
                     )
+                    if unanswered:
+                        message += f"; answered in part before it: unanswered {_listed(unanswered)}"
+                    return Outcome("unsupported", message)
                 problem = compare(expected, reply)
                 if problem:
                     message = f"step {index} ({step.get('call')}): {problem}"
                     return _failed(message, expected, reply, f"/steps/{index - 1}")
-            return Outcome("pass")
+                if reply.ok is not None:
+                    unanswered += [
+                        (f"/steps/{index - 1}{path}", reason)
+                        for path, reason in unanswered_members(expected, reply.ok)
+                    ]
+                replies.append(reply_value(reply))
+            if not unanswered:
+                return Outcome("pass")
+            comparison = answered_in_part(test["expected"], {"steps": replies}, unanswered)
+            return Outcome("unsupported", in_part_message(comparison), comparison=comparison)
         finally:
             driver.request("trace.close", {"handle": handle})
 
@@ -336,8 +409,7 @@ def _profile_check(
         cut = unsupported_of(informative, reply)
         if cut is not None:
             return _unsupported(cut, informative, reply, test["input"].get("steps", ()))
-        problem = compare(informative, reply)
-        return _failed(problem, informative, reply, "/f64") if problem else Outcome("pass")
+        return _judged(informative, reply, "/f64")
 
     return Check(
         id=f"{test['id']}.f64",
