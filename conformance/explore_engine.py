@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from hypothesis.database import ExampleDatabase
 
 from rescind.conformance import operations
-from rescind.conformance.harness import Driver, Reply
+from rescind.conformance.harness import Driver
 from rescind.conformance.vectorchecks import compare, unsupported_of
 from rescind.reference.errors import RescindError
 
@@ -135,6 +135,9 @@ class ExplorationResult:
     inexpressible: int = 0
     """Traces the driver answered ``unsupported`` for (whole, or at a step after every earlier
     step agreed): discarded, not compared; ``examples`` counts them too."""
+    in_part: int = 0
+    """Compared traces whose reply left some members unanswered (the marker
+    ``{"unsupported": reason}`` as a member's value): compared on the answered members."""
 
     @property
     def compared(self) -> int:
@@ -150,10 +153,17 @@ def reference_answer(op: str, trace: Mapping[str, Any]) -> dict[str, Any]:
 
 @attrs.frozen
 class Verdict:
-    """One trace judged: a disagreement (``problem``), or the driver could not express it."""
+    """One trace judged: a disagreement (``problem``), the driver could not express it
+    (``unsupported``: why), or it agreed, possibly leaving some members ``unanswered``
+    (compared on the answered ones, by ``compare``'s rule)."""
 
     problem: str | None = None
-    inexpressible: bool = False
+    unsupported: str | None = None
+    unanswered: tuple[str, ...] = ()
+
+    @property
+    def inexpressible(self) -> bool:
+        return self.unsupported is not None
 
 
 def verdict_of(
@@ -164,8 +174,12 @@ def verdict_of(
     reply = driver.request(op, trace)
     cut = unsupported_of(dict(expected), reply)
     if cut is not None:
-        return Verdict(cut.problem, inexpressible=cut.problem is None)
-    return Verdict(compare(dict(expected), reply))
+        if cut.problem is not None:
+            return Verdict(cut.problem)
+        return Verdict(unsupported=cut.describe(trace.get("steps", ())))
+    unanswered: list[str] = []
+    problem = compare(dict(expected), reply, unanswered)
+    return Verdict(problem, unanswered=() if problem else tuple(unanswered))
 
 
 def disagreement_of(
@@ -195,7 +209,7 @@ def explore(
     answers ``unsupported`` for is discarded and counted, never a disagreement. The same seed
     (and database contents) gives the same traces."""
     area = area.under(driver.hello.restrictions)
-    counted = {"examples": 0, "steps": 0, "inexpressible": 0}
+    counted = {"examples": 0, "steps": 0, "inexpressible": 0, "in_part": 0}
     started = time.monotonic()
 
     def disagrees(trace: Mapping[str, Any]) -> bool:
@@ -205,6 +219,7 @@ def explore(
             counted["inexpressible"] += 1
             return False
         counted["steps"] += len(area.steps_of(trace))
+        counted["in_part"] += bool(verdict.unanswered)
         return verdict.problem is not None
 
     phases: tuple[Phase, ...] = (Phase.generate, Phase.shrink)
@@ -233,6 +248,7 @@ def explore(
         found,
         seed,
         counted["inexpressible"],
+        counted["in_part"],
     )
 
 
@@ -288,9 +304,16 @@ def save_replay(disagreement: Disagreement, directory: Path, prefix: str = "jour
     return path
 
 
-def replay(document: Mapping[str, Any], driver: Driver) -> str | None:
-    """Re-run a replay file's request; ``None`` when the driver now agrees."""
+def replay_verdict(document: Mapping[str, Any], driver: Driver) -> Verdict:
+    """Re-run a replay file's request and judge the reply as exploration does: a
+    disagreement, ``unsupported`` (the driver cannot express it: no verdict either way), or
+    agreement (perhaps with unanswered members)."""
     if document.get("format") != REPLAY_FORMAT:
         raise ValueError(f"not a {REPLAY_FORMAT} file")
-    reply: Reply = driver.request(document["op"], document["args"])
-    return compare(document["expected"], reply)
+    return verdict_of(driver, document["op"], document["args"], document["expected"])
+
+
+def replay(document: Mapping[str, Any], driver: Driver) -> str | None:
+    """Re-run a replay file's request; ``None`` when the driver now agrees (or cannot express
+    it: see ``replay_verdict``)."""
+    return replay_verdict(document, driver).problem

@@ -4,7 +4,9 @@ explored from its own seed and named ``explore.<area>#shard-I/N``.
 
 Traces the driver answers ``unsupported`` for are discarded and counted in the message
 ("N traces, M inexpressible"); when every trace was inexpressible the check is
-``unsupported``, not a pass."""
+``unsupported``, not a pass. A trace whose reply leaves members unanswered (the marker
+``{"unsupported": reason}`` as a member's value) is compared on its answered members and
+counted ("K answered in part")."""
 
 from __future__ import annotations
 
@@ -50,13 +52,14 @@ def _check(area: Area, total: int, options: SourceOptions) -> Check:
                 if result.inexpressible
                 else ""
             )
+            in_part = f", {result.in_part} answered in part" if result.in_part else ""
             # Nothing compared is not a pass: the driver could express none of the traces.
             status: Status = (
                 "pass" if result.compared or not result.inexpressible else "unsupported"
             )
             return Outcome(
                 status,
-                f"{result.compared} traces{inexpressible}, {result.steps} steps, "
+                f"{result.compared} traces{inexpressible}{in_part}, {result.steps} steps, "
                 f"{rate:.0f} steps/s (run seed {options.seed})",
             )
         path = save_replay(result.disagreement, options.replay_directory, area.name)

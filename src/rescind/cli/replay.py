@@ -9,7 +9,8 @@ from typing import Any
 
 from rescind.cli import UsageError
 from rescind.conformance.driver import handle
-from rescind.conformance.explore import REPLAY_FORMAT, replay
+from rescind.conformance.explore import REPLAY_FORMAT
+from rescind.conformance.explore_engine import replay_verdict
 from rescind.conformance.harness import DEFAULT_TIMEOUT, Driver, InProcessDriver, SubprocessDriver
 from rescind.reference.errors import RescindError
 
@@ -26,8 +27,10 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "replay",
         help="re-run a minimal disagreement saved by differential exploration",
-        description="Exit code 0: the implementation now agrees with the saved expectation; "
-        "1: it still disagrees; 2: the file or the driver is unusable.",
+        description="Exit code 0: the implementation now agrees with the saved expectation "
+        '(a member it answers {"unsupported": reason} is not compared, and is named); '
+        "1: it still disagrees; 2: the file or the driver is unusable; 3: the driver answers "
+        "unsupported (it cannot express the trace: neither agreement nor disagreement).",
     )
     parser.add_argument("file", type=Path)
     parser.add_argument("--impl", metavar="COMMAND", help="an implementation's driver command")
@@ -65,12 +68,17 @@ def run(args: argparse.Namespace) -> int:
         SubprocessDriver(args.impl, timeout=args.timeout) if args.impl else InProcessDriver(handle)
     )
     try:
-        problem = replay(document, driver)
+        verdict = replay_verdict(document, driver)
     finally:
         driver.close()
     steps = len(document["args"].get("steps", []))
-    if problem is None:
-        print(f"agrees: {args.file} ({steps} steps) now matches the reference's answer")
-        return 0
-    print(f"disagrees: {problem} ({args.file}, {steps} steps)")
-    return 1
+    if verdict.unsupported is not None:
+        print(f"unsupported: {verdict.unsupported} ({args.file}, {steps} steps)")
+        return 3
+    if verdict.problem is not None:
+        print(f"disagrees: {verdict.problem} ({args.file}, {steps} steps)")
+        return 1
+    unanswered = verdict.unanswered
+    in_part = f"; answered in part: unanswered {', '.join(unanswered)}" if unanswered else ""
+    print(f"agrees: {args.file} ({steps} steps) now matches the reference's answer{in_part}")
+    return 0
