@@ -11,16 +11,21 @@ An observation file (``conformance/observations/<name>.json``, package data: an 
 * ``profiles``: the number profiles the driver declared;
 * ``producedBy``: the command that wrote it, driver paths relative to the repository root;
 * ``vectors``: per vector check id (a vector id, or ``<id>.f64`` for the informative f64
-  expectation), ``answered`` (``matched``, ``differed``, ``unsupported`` or
+  expectation), ``answered`` (``matched``, ``differed``, ``partial``, ``unsupported`` or
   ``not-applicable``) and ``reply``, a SHA-256 digest of the driver's replies (never the
-  replies themselves).
+  replies themselves); a ``partial`` entry also has ``unanswered``, the sorted JSON pointers
+  (into the vector's ``expected``) of the members the driver answered with the marker
+  ``{"unsupported": reason}``, every other member having matched.
 
 Export (``derive``): a vector some observation ``matched`` becomes ``upstream-observed``,
 citing the file, the driver and the upstream commit, with the earlier evidence kept in the
 citation text (an ``upstream-test`` vector too: the kinds are ordered strongest first, and
 upstream's code answering it is stronger than a test asserting it). A vector any observation
 ``differed`` on is never upgraded, and export fails unless ``rescind.conformance.findings``
-lists it as a named finding; ``unsupported`` and ``not-applicable`` leave it as it was.
+lists it as a named finding; a vector observed only ``partial`` keeps its kind (a kind never
+claims more than the evidence) and its citation gains "observed upstream in part (FILE: every
+member matched except /pointer, ...)"; ``unsupported`` and ``not-applicable`` leave it as it
+was.
 Provenance is outside a vector's meaning digest, so no id changes.
 """
 
@@ -49,7 +54,7 @@ from rescind.conformance.vectorformat import VectorFile, VectorTest
 from rescind.reference.errors import RescindError
 
 FORMAT = "rescind-observation/1"
-ANSWERS: tuple[str, ...] = ("matched", "differed", "unsupported", "not-applicable")
+ANSWERS: tuple[str, ...] = ("matched", "differed", "partial", "unsupported", "not-applicable")
 _BY_STATUS = {
     "pass": "matched",
     "fail": "differed",
@@ -96,13 +101,25 @@ class ObservationIncomplete(ObservationError):
     code = "observation_incomplete"
 
 
+def _check_unanswered(instance: Observed, _: object, value: tuple[str, ...]) -> None:
+    if (instance.answered == "partial") != bool(value):
+        raise ValueError("a partial answer, and only one, lists its unanswered members")
+    if list(value) != sorted(set(value)) or not all(p.startswith("/") for p in value):
+        raise ValueError("unanswered members are sorted, distinct JSON pointers")
+
+
 @attrs.frozen
 class Observed:
     answered: str = attrs.field(validator=attrs.validators.in_(ANSWERS))
     reply: str = attrs.field(validator=attrs.validators.matches_re(_DIGEST))
+    unanswered: tuple[str, ...] = attrs.field(default=(), validator=_check_unanswered)
+    """For ``partial``: the JSON pointers of the members the driver could not answer."""
 
-    def to_json(self) -> dict[str, str]:
-        return {"answered": self.answered, "reply": self.reply}
+    def to_json(self) -> dict[str, Any]:
+        entry: dict[str, Any] = {"answered": self.answered, "reply": self.reply}
+        if self.unanswered:
+            entry["unanswered"] = list(self.unanswered)
+        return entry
 
 
 @attrs.frozen
@@ -157,7 +174,11 @@ class Observation:
                 profiles=tuple(str(profile) for profile in document["profiles"]),
                 produced_by=str(document["producedBy"]),
                 vectors={
-                    str(key): Observed(str(entry["answered"]), str(entry["reply"]))
+                    str(key): Observed(
+                        str(entry["answered"]),
+                        str(entry["reply"]),
+                        tuple(str(p) for p in entry.get("unanswered", [])),
+                    )
                     for key, entry in document["vectors"].items()
                 },
             )
@@ -227,6 +248,16 @@ class _Recorder(Driver):
         self._inner.close()
 
 
+def answered_in_part(outcome: Outcome) -> tuple[str, ...]:
+    """The sorted pointers of the unanswered members of a check answered in part (status
+    ``unsupported``, a comparison with unanswered members and no differences); empty for any
+    other outcome (a trace cut at an unsupported step is ``unsupported``, not partial)."""
+    comparison = outcome.comparison
+    if outcome.status != "unsupported" or comparison is None or comparison.differences:
+        return ()
+    return tuple(sorted({comparison.at + member.path for member in comparison.unanswered}))
+
+
 def relative_command(command: str, root: Path) -> str:
     """``command`` with every path inside ``root`` (absolute, or relative with a ``/``)
     written relative to it, normalised: the same command wherever the checkout is."""
@@ -263,7 +294,10 @@ def observe(
         answered = _BY_STATUS.get(outcome.status)
         if answered is not None:
             exchanges = [] if answered == "not-applicable" else log
-            seen[check.id] = Observed(answered, reply_digest(exchanges))
+            unanswered = answered_in_part(outcome)
+            if unanswered:
+                answered = "partial"
+            seen[check.id] = Observed(answered, reply_digest(exchanges), unanswered)
         log.clear()
 
     log.clear()
@@ -324,6 +358,19 @@ def observed_provenance(
     )
 
 
+NOTE_POINTERS = 12
+"""Unanswered pointers an in-part citation names (the observation file lists them all)."""
+
+
+def in_part_note(observation: Observation, seen: Observed) -> str:
+    """ "observed upstream in part (FILE: every member matched except /a, /b)"."""
+    shown = ", ".join(seen.unanswered[:NOTE_POINTERS])
+    more = len(seen.unanswered) - NOTE_POINTERS
+    if more > 0:
+        shown += f" and {more} more"
+    return f"observed upstream in part ({observation.path}: every member matched except {shown})"
+
+
 def derive(
     files: Iterable[VectorFile],
     observations: Sequence[Observation],
@@ -380,6 +427,7 @@ def _derived(
     answers = [(o, o.vectors[test.id]) for o in observations if test.id in o.vectors]
     differed = [o for o, seen in answers if seen.answered == "differed"]
     matched = [o for o, seen in answers if seen.answered == "matched"]
+    partial = [(o, seen) for o, seen in answers if seen.answered == "partial"]
     finding = listed.get(test.id)
     if differed:
         if finding is None:
@@ -396,7 +444,11 @@ def _derived(
         provenance = Provenance(test.provenance.kind, f"{test.provenance.citation}; {note}")
         return attrs.evolve(test, provenance=provenance)
     if not matched:
-        return test
+        if not partial:
+            return test
+        note = "; ".join(in_part_note(o, seen) for o, seen in partial)
+        provenance = Provenance(test.provenance.kind, f"{test.provenance.citation}; {note}")
+        return attrs.evolve(test, provenance=provenance)
     if finding is not None:
         problems.append(
             f"{test.id} is listed as finding {finding.finding}, but upstream now matches it; "
