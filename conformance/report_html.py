@@ -471,6 +471,16 @@ def _comparison(comparison: Comparison) -> list[str]:
     lines.append("</tbody></table>")
     if comparison.omitted:
         lines.append(f"<p>{comparison.omitted} more differing paths are not listed.</p>")
+    if comparison.unanswered_count:
+        members = ", ".join(
+            f"<code>{_e(comparison.at + member.path)}</code> ({_e(member.reason)})"
+            for member in comparison.unanswered
+        )
+        more = comparison.omitted_unanswered
+        rest = f", {more} more" if more else ""
+        lines.append(
+            f'<p class="unanswered">Unanswered by the driver (not compared): {members}{rest}</p>'
+        )
     note = " (shortened to stay small)" if comparison.truncated else ""
     where = f" at <code>{_e(comparison.at)}</code>" if comparison.at else ""
     lines += [

@@ -274,7 +274,8 @@ def _unsupported(
 def _failed(problem: str, expected: Mapping[str, Any], reply: Reply, at: str = "") -> Outcome:
     comparison = comparison_of(expected, reply, at)
     if comparison is not None and comparison.unanswered_count:
-        problem += f" ({comparison.unanswered_count} members unanswered)"
+        count = comparison.unanswered_count
+        problem += f" ({count} member{'' if count == 1 else 's'} unanswered)"
     return Outcome("fail", problem, comparison=comparison)
 
 

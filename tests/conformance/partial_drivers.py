@@ -109,10 +109,88 @@ def differs_on(text: str) -> Handler:
     return handler
 
 
+PRIVATE_REASONS: dict[str, str] = {
+    "hostInputFingerprint": "splash-workflow cannot be built offline",
+    "compensation_identities": "private in SessionAuthorizer",
+    "request_ids": "private in SessionAuthorizer",
+    "completed_results": "private in SessionAuthorizer",
+}
+"""Members a driver over upstream's public crates cannot answer, and why."""
+PRIVATE_OPS: dict[str, frozenset[str]] = {
+    "canonical.input": frozenset({"hostInputFingerprint"}),
+    **{
+        op: frozenset({"compensation_identities", "request_ids", "completed_results"})
+        for op in TRACE_OPS
+    },
+}
+
+
+def _marked(value: Any, names: frozenset[str]) -> Any:
+    """``value`` with every member named in ``names`` (at any depth) replaced by the marker
+    ``{"unsupported": reason}``."""
+    if isinstance(value, dict):
+        return {
+            key: {"unsupported": PRIVATE_REASONS[key]} if key in names else _marked(item, names)
+            for key, item in value.items()
+        }
+    if isinstance(value, list):
+        return [_marked(item, names) for item in value]
+    return value
+
+
+def private_members(message: Mapping[str, Any]) -> dict[str, Any]:
+    """``restricted``, and it cannot answer some members upstream keeps private: the host
+    input fingerprint of ``canonical.input`` and the authorizer's set counters (``calls``
+    and ``compensations`` stay answered), each replaced by the marker wherever it occurs."""
+    reply = restricted(message)
+    names = PRIVATE_OPS.get(str(message.get("op")))
+    if names and "ok" in reply:
+        reply = {**reply, "ok": _marked(reply["ok"], names)}
+    return reply
+
+
+def private_members_wrong(message: Mapping[str, Any]) -> dict[str, Any]:
+    """``private_members``, and wrong in one answered member: its worker input fingerprint
+    of ``canonical.input`` is another digest, and every ``calls`` counter is one too high."""
+    reply = private_members(message)
+    op = message.get("op")
+    if "ok" not in reply or op not in ("canonical.input", *TRACE_OPS):
+        return reply
+    reply = copy.deepcopy(reply)
+    if op == "canonical.input" and "workerInputFingerprint" in reply["ok"]:
+        reply["ok"]["workerInputFingerprint"] = "0" * 64
+    _bump_calls(reply["ok"])
+    return reply
+
+
+def _bump_calls(value: Any) -> None:
+    if isinstance(value, dict):
+        calls = value.get("calls")
+        if isinstance(calls, dict) and "request_ids" in value:
+            value["calls"] = {tool: count + 1 for tool, count in calls.items()}
+        for item in value.values():
+            _bump_calls(item)
+    elif isinstance(value, list):
+        for item in value:
+            _bump_calls(item)
+
+
+def private_forgets_duplicates(message: Mapping[str, Any]) -> dict[str, Any]:
+    """``forgets_duplicates`` (a real journal bug) with ``private_members``' markers."""
+    reply = forgets_duplicates(message)
+    names = PRIVATE_OPS.get(str(message.get("op")))
+    if names and "ok" in reply:
+        reply = {**reply, "ok": _marked(reply["ok"], names)}
+    return reply
+
+
 PARTIAL: dict[str, Handler] = {
     "restricted": restricted,
     "forgets-duplicates": forgets_duplicates,
     "unsupported-everywhere": unsupported_everywhere,
+    "private-members": private_members,
+    "private-members-wrong": private_members_wrong,
+    "private-forgets-duplicates": private_forgets_duplicates,
 }
 
 

@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
         driver.close()
     steps = len(document["args"].get("steps", []))
     if verdict.unsupported is not None:
-        print(f"unsupported: {verdict.unsupported} ({args.file}, {steps} steps)")
+        print(f"{verdict.unsupported} ({args.file}, {steps} steps)")
         return 3
     if verdict.problem is not None:
         print(f"disagrees: {verdict.problem} ({args.file}, {steps} steps)")
