@@ -20,6 +20,7 @@ import pytest
 
 from rescind.cli import main
 from rescind.conformance import observation, vectortool
+from rescind.conformance.comparison import INFORMATIVE_KEYS
 from rescind.conformance.driver import handle
 from rescind.conformance.findings import ObservedDifference
 from rescind.conformance.harness import InProcessDriver, Upstream
@@ -27,7 +28,14 @@ from rescind.conformance.observation import InvalidObservation, Observation
 from rescind.conformance.provenance import SPLASH
 from rescind.conformance.vectorchecks import load_vector_files, vector_checks
 from rescind.conformance.vectorsets import discover
-from tests.conformance.partial_drivers import differs_on, restricted
+from tests.conformance.partial_drivers import (
+    PRIVATE_OPS,
+    PRIVATE_REASONS,
+    TRACE_OPS,
+    differs_on,
+    private_members,
+    restricted,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 FAKE = f"{sys.executable} -m tests.conformance.partial_drivers"
@@ -272,3 +280,152 @@ def test_the_reference_cannot_be_observed_as_upstream() -> None:
             upstream=Upstream(*SPLASH.split()),
             checks=[c for c in vector_checks() if c.source == "host-keys"],
         )
+
+
+PRIVATE_TOPICS = ("canonical-input", "authorizer-traces")
+
+
+def _private_pointers(expected: Any, names: frozenset[str], path: str = "") -> Iterator[str]:
+    """Pointers of the members named in ``names`` (not under an error object or an
+    informative key): where the private-members fake answers the marker."""
+    if isinstance(expected, dict):
+        if "error" in expected:
+            return
+        for key, value in expected.items():
+            if key in INFORMATIVE_KEYS:
+                continue
+            inner = f"{path}/{key}"
+            yield from [inner] if key in names else _private_pointers(value, names, inner)
+    elif isinstance(expected, list):
+        for index, item in enumerate(expected):
+            yield from _private_pointers(item, names, f"{path}/{index}")
+
+
+@pytest.fixture(scope="module")
+def observed_in_part() -> Observation:
+    checks = [c for c in vector_checks() if c.source in PRIVATE_TOPICS]
+    seen = observation.observe(lambda: InProcessDriver(private_members), "cmd", checks=checks)
+    return attrs.evolve(seen, name="private-fake")
+
+
+def _partial_expectations() -> dict[str, tuple[str, ...]]:
+    """Per check id, the sorted pointers the fake leaves unanswered where nothing else stops
+    it (a raw step cuts a trace first: that vector is unsupported, not partial)."""
+    wanted = {}
+    for topic, _, test in _tests():
+        if topic not in PRIVATE_TOPICS or test["id"] in _inexpressible_for_the_fake():
+            continue
+        names = PRIVATE_OPS["canonical.input" if topic == "canonical-input" else TRACE_OPS[1]]
+        for check_id, expected, at in (
+            (test["id"], test["expected"], ""),
+            (f"{test['id']}.f64", test["expected"].get("f64"), "/f64"),
+        ):
+            if isinstance(expected, dict):
+                pointers = sorted(at + p for p in _private_pointers(expected, names))
+                if pointers:
+                    wanted[check_id] = tuple(pointers)
+    return wanted
+
+
+def test_a_reply_answered_in_part_is_observed_partial_with_its_pointers(
+    observed_in_part: Observation,
+) -> None:
+    wanted = _partial_expectations()
+    partial = {
+        i: s.unanswered for i, s in observed_in_part.vectors.items() if s.answered == "partial"
+    }
+    assert partial == wanted and len(partial) > 150
+    assert observed_in_part.vectors["canon.text.release"].unanswered == ("/hostInputFingerprint",)
+    others = {s.answered for i, s in observed_in_part.vectors.items() if i not in partial}
+    assert others <= {"matched", "unsupported", "not-applicable"}
+    assert observed_in_part.counts()["partial"] == len(partial)
+    text = observed_in_part.render()
+    assert json.loads(text)["vectors"]["canon.text.release"] == {
+        "answered": "partial",
+        "reply": observed_in_part.vectors["canon.text.release"].reply,
+        "unanswered": ["/hostInputFingerprint"],
+    }
+    assert Observation.from_json("private-fake", json.loads(text)).render() == text
+
+
+def test_the_digest_of_a_partial_answer_is_of_the_reply_with_its_markers(
+    observed_in_part: Observation,
+) -> None:
+    _, _, test = next(t for t in _tests() if t[2]["id"] == "canon.text.release")
+    reply = private_members({"id": 1, "op": "canonical.input", "args": test["input"]})
+    assert reply["ok"]["hostInputFingerprint"] == {
+        "unsupported": PRIVATE_REASONS["hostInputFingerprint"]
+    }
+    text = json.dumps(
+        [["canonical.input", {"ok": reply["ok"]}]], sort_keys=True, separators=(",", ":")
+    )
+    digest = "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+    assert observed_in_part.vectors["canon.text.release"].reply == digest
+
+
+def test_a_partial_observation_notes_the_citation_and_keeps_the_kind(
+    observed_in_part: Observation, observed: Observation
+) -> None:
+    files, problems = observation.derive(discover(), [observed_in_part], [])
+    assert problems == []
+    exported = {test.id: test.provenance for f in files for test in f.tests}
+    wanted = _partial_expectations()
+    noted = 0
+    for test_id, old in ((i, t["provenance"]) for i, t in _committed().items()):
+        new = exported[test_id]
+        if test_id not in wanted:
+            seen = observed_in_part.vectors.get(test_id)
+            matched = seen is not None and seen.answered == "matched"
+            assert (new.kind == "upstream-observed") if matched else (new.to_json() == old)
+            continue
+        noted += 1
+        assert new.kind == old["kind"], test_id  # a partly observed vector is not upgraded
+        shown = ", ".join(wanted[test_id][:12])
+        more = len(wanted[test_id]) - 12
+        shown += f" and {more} more" if more > 0 else ""
+        assert new.citation == (
+            f"{old['citation']}; observed upstream in part "
+            f"(conformance/observations/private-fake.json: every member matched except {shown})"
+        ), test_id
+    assert noted > 150
+    assert exported["canon.text.release"].citation.endswith(
+        "; observed upstream in part (conformance/observations/private-fake.json: every "
+        "member matched except /hostInputFingerprint)"
+    )
+    # Another observation that matched the whole reply upgrades it as before.
+    both, problems = observation.derive(discover(), [observed_in_part, observed], [])
+    assert problems == []
+    upgraded = {test.id: test.provenance for f in both for test in f.tests}
+    assert upgraded["canon.text.release"].kind == "upstream-observed"
+
+
+def test_export_and_check_accept_a_partial_observation(
+    observed_in_part: Observation, tmp_path: Path
+) -> None:
+    directory = _copy_vectors(tmp_path)
+    registry = (directory / "registry.json").read_text()
+    assert vectortool.export(directory, [observed_in_part]) == []
+    assert vectortool.check(directory, [observed_in_part]) == []
+    assert (directory / "registry.json").read_text() == registry
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        {"answered": "partial", "reply": "sha256:" + "0" * 64},
+        {"answered": "partial", "reply": "sha256:" + "0" * 64, "unanswered": ["/b", "/a"]},
+        {"answered": "partial", "reply": "sha256:" + "0" * 64, "unanswered": ["a"]},
+        {"answered": "matched", "reply": "sha256:" + "0" * 64, "unanswered": ["/a"]},
+    ],
+)
+def test_a_partial_entry_lists_sorted_pointers_and_only_it_does(entry: dict[str, Any]) -> None:
+    document = {
+        "format": observation.FORMAT,
+        "driver": {"name": "x", "version": "1"},
+        "upstream": {"repository": "ymote/Splash", "commit": SPLASH.split()[1]},
+        "profiles": [],
+        "producedBy": "cmd",
+        "vectors": {"canon.text.release": entry},
+    }
+    with pytest.raises(InvalidObservation):
+        Observation.from_json("x", document)
