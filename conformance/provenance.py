@@ -16,6 +16,10 @@ Kinds, strongest first:
 
 The kind describes the expectation, not the input, and never claims more than the cited
 evidence shows: a vector whose rows were only partly observed says which part in its citation.
+Likewise a vector a driver over upstream answered in part (every member it answered matched,
+some it marked ``{"unsupported": reason}``: observation ``partial``) keeps its earlier kind;
+its citation gains "observed upstream in part (conformance/observations/X.json: every member
+matched except /hostInputFingerprint)".
 """
 
 from __future__ import annotations

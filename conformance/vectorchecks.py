@@ -185,7 +185,7 @@ def _difference(
                 if unanswered is not None:
                     unanswered.append(path + pointer((key,)))
                 continue
-            problem = _difference(value, actual[key], f"{path}/{key}", unanswered)
+            problem = _difference(value, actual[key], path + pointer((key,)), unanswered)
             if problem:
                 return problem
         return None

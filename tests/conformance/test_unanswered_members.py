@@ -297,7 +297,7 @@ def test_trace_open_topics_gather_unanswered_members_across_steps() -> None:
 
     run = _trace(TopicBinding("t", "journal", trace_kind="k"), test)
     marker = {"unsupported": "private"}
-    partly = [
+    partly: list[dict[str, Any]] = [
         {"ok": {"a": 1, "n": marker}},
         {"error": {"code": "denied", "definite": True}},
         {"ok": {"n": marker}},
