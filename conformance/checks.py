@@ -6,8 +6,11 @@ an ``acceptable`` vector where upstream's behaviour was not reproduced) and ``pr
 declares the profile is held to it, so a failure fails the run like a ``must``).
 
 Statuses: ``pass``, ``fail``, ``not-applicable`` (the implementation does not declare the
-capability or profile; never counted as a pass), ``error`` (the driver broke the protocol
-during this check), and ``xfail``/``xpass`` for checks listed in an expected-failures file.
+capability or profile; never counted as a pass), ``unsupported`` (the driver declared the
+capability but answered ``unsupported`` for the request, or for a trace step after every
+earlier step matched: it cannot express it; never a pass, never a failure), ``error`` (the
+driver broke the protocol during this check), and ``xfail``/``xpass`` for checks listed in an
+expected-failures file.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ Tier = Literal["must", "should", "profile"]
 REQUIRED_TIERS: frozenset[str] = frozenset({"must", "profile"})
 """Tiers whose failure fails the run. A ``profile`` check runs only for a driver that
 declares its profile (otherwise it is ``not-applicable``), and a declared profile is required."""
-Status = Literal["pass", "fail", "not-applicable", "error", "xfail", "xpass"]
+Status = Literal["pass", "fail", "not-applicable", "unsupported", "error", "xfail", "xpass"]
 
 
 @attrs.frozen

@@ -13,6 +13,13 @@ keys the reply adds are ignored), but
 list every differing path instead of the first: ``path`` is an RFC 6901 JSON pointer into
 ``expected`` and ``actual``, and ``at`` says where ``expected`` sits in the vector's
 ``expected`` (``/steps/3`` for a trace step, ``/f64`` for the informative profile answer).
+
+A member of the reply whose value is exactly ``{"unsupported": "<reason>"}`` (one key, a string
+value), where the expectation has anything else, is *unanswered*: the driver says it cannot
+answer that member (upstream keeps it private, say). It is not a difference; it is listed in
+``unanswered`` (at most ``MAX_UNANSWERED``, the rest counted). Only an object member's value
+counts: the whole reply ``{"unsupported": ...}`` is the reply kind, and an array item such as
+a trace's step result ``{"unsupported": ...}`` is the step-level contract (the driver stops).
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ MAX_VALUE_BYTES: Final = 4096
 MAX_DIFFERENCE_BYTES: Final = 256
 """The compact JSON of each side of one difference stays within this many bytes."""
 MAX_DIFFERENCES: Final = 16
+MAX_UNANSWERED: Final = 256
 MAX_DEPTH: Final = 24
 _MARKER_ROOM = 48
 """Bytes kept free in a container for the marker that says what was left out."""
@@ -54,6 +62,23 @@ INFORMATIVE_KEYS: Final = frozenset(
     {"reason", "f64", "note", "details", "findings", "upstreamMessage"}
 )
 """Expectation keys that describe upstream, not the protocol: never compared."""
+
+
+def unanswered_reason(value: Any) -> str | None:
+    """The reason of an unanswered member's marker ``{"unsupported": "<reason>"}`` (exactly
+    one key, a string value); ``None`` for any other value."""
+    if isinstance(value, Mapping) and len(value) == 1:
+        reason = value.get("unsupported")
+        if isinstance(reason, str):
+            return reason
+    return None
+
+
+def unanswered_member(expected: Any, actual: Any) -> str | None:
+    """The reason when ``actual`` (an object member's value) is the unanswered marker and
+    ``expected`` is something else: not a difference (see the module docstring)."""
+    reason = unanswered_reason(actual)
+    return reason if reason is not None and expected != actual else None
 
 
 def pointer(path: Sequence[str | int]) -> str:
@@ -190,6 +215,24 @@ class Difference:
 
 
 @attrs.frozen
+class Unanswered:
+    """A member the driver marked unanswerable: its pointer (into ``expected``, like a
+    difference's path) and the driver's reason, shortened like any long string."""
+
+    path: str
+    reason: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"path": self.path, "reason": self.reason}
+
+
+def _unanswered(path: str, reason: str) -> tuple[Unanswered, bool]:
+    short_path, cut_p = _short_string(path)
+    short_reason, cut_r = _short_string(reason)
+    return Unanswered(short_path, short_reason), cut_p or cut_r
+
+
+@attrs.frozen
 class Comparison:
     """A failing vector check's bounded evidence (the values are kept as compact JSON text so
     the object stays immutable and hashable, like the outcome that holds it)."""
@@ -202,6 +245,15 @@ class Comparison:
     """Differing paths beyond ``MAX_DIFFERENCES``, not listed."""
     truncated: bool = False
     """Some value or difference was shortened or cut to stay within the bounds."""
+    unanswered: tuple[Unanswered, ...] = ()
+    """Members the driver marked ``{"unsupported": reason}``: not differences. A check whose
+    comparison has these and no differences was answered in part (status ``unsupported``)."""
+    omitted_unanswered: int = 0
+    """Unanswered members beyond ``MAX_UNANSWERED``, not listed."""
+
+    @property
+    def unanswered_count(self) -> int:
+        return len(self.unanswered) + self.omitted_unanswered
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -210,6 +262,8 @@ class Comparison:
             "actual": json.loads(self.actual),
             "differences": [difference.to_json() for difference in self.differences],
             "omittedDifferences": self.omitted,
+            "unanswered": [member.to_json() for member in self.unanswered],
+            "omittedUnanswered": self.omitted_unanswered,
             "truncated": self.truncated,
         }
 
@@ -237,6 +291,25 @@ class Comparison:
             path, cut_p = _short_string(entry["path"])
             cut |= cut_e or cut_a or cut_p
             differences.append(Difference(path, expected, actual))
+        unanswered_entries = document.get("unanswered", [])
+        omitted_unanswered = document.get("omittedUnanswered", 0)
+        if not isinstance(unanswered_entries, list):
+            raise ValueError("'unanswered' is a list")
+        if (
+            not isinstance(omitted_unanswered, int)
+            or isinstance(omitted_unanswered, bool)
+            or omitted_unanswered < 0
+        ):
+            raise ValueError("'omittedUnanswered' is a count")
+        unanswered: list[Unanswered] = []
+        for entry in unanswered_entries[:MAX_UNANSWERED]:
+            if not isinstance(entry, Mapping) or not all(
+                isinstance(entry.get(key), str) for key in ("path", "reason")
+            ):
+                raise ValueError("each unanswered member has a string 'path' and 'reason'")
+            member, cut_u = _unanswered(entry["path"], entry["reason"])
+            cut |= cut_u
+            unanswered.append(member)
         expected_value, cut_e = bounded(document["expected"])
         actual_value, cut_a = bounded(document["actual"])
         at_text, cut_at = _short_string(at)
@@ -247,6 +320,9 @@ class Comparison:
             differences=tuple(differences),
             omitted=omitted + max(0, len(entries) - MAX_DIFFERENCES),
             truncated=cut or cut_e or cut_a or cut_at,
+            unanswered=tuple(unanswered),
+            omitted_unanswered=omitted_unanswered
+            + max(0, len(unanswered_entries) - MAX_UNANSWERED),
         )
 
 
@@ -262,10 +338,17 @@ def reply_value(reply: Reply) -> dict[str, Any]:
     return {"unsupported": reply.unsupported}
 
 
+JsonPath = tuple[str | int, ...]
+
+
 def differences(
-    expected: Any, actual: Any, path: tuple[str | int, ...] = ()
-) -> Iterator[tuple[tuple[str | int, ...], Any | Absent, Any | Absent]]:
-    """Every differing path, in ``vectorchecks.compare``'s order and by its rules."""
+    expected: Any,
+    actual: Any,
+    path: JsonPath = (),
+    unanswered: list[tuple[JsonPath, str]] | None = None,
+) -> Iterator[tuple[JsonPath, Any | Absent, Any | Absent]]:
+    """Every differing path, in ``vectorchecks.compare``'s order and by its rules; each
+    unanswered member (path and reason) is appended to ``unanswered`` when given."""
     if isinstance(expected, Mapping):
         if not isinstance(actual, Mapping):
             yield path, expected, actual
@@ -279,14 +362,19 @@ def differences(
             if key not in actual:
                 yield (*path, key), value, ABSENT
                 continue
-            yield from differences(value, actual[key], (*path, key))
+            reason = unanswered_member(value, actual[key])
+            if reason is not None:
+                if unanswered is not None:
+                    unanswered.append(((*path, key), reason))
+                continue
+            yield from differences(value, actual[key], (*path, key), unanswered)
         return
     if isinstance(expected, list):
         if not isinstance(actual, list):
             yield path, expected, actual
             return
         for index, (left, right) in enumerate(zip(expected, actual, strict=False)):
-            yield from differences(left, right, (*path, index))
+            yield from differences(left, right, (*path, index), unanswered)
         for index in range(len(actual), len(expected)):
             yield (*path, index), expected[index], ABSENT
         for index in range(len(expected), len(actual)):
@@ -297,8 +385,11 @@ def differences(
 
 
 def _top_level(
-    expected: Mapping[str, Any], reply: Reply, actual: Mapping[str, Any]
-) -> Iterator[tuple[tuple[str | int, ...], Any | Absent, Any | Absent]]:
+    expected: Mapping[str, Any],
+    reply: Reply,
+    actual: Mapping[str, Any],
+    unanswered: list[tuple[JsonPath, str]],
+) -> Iterator[tuple[JsonPath, Any | Absent, Any | Absent]]:
     """``compare``'s reply-kind rules: a kind mismatch differs as a whole, an expected error
     is compared by its code only."""
     if "error" in expected:
@@ -310,17 +401,28 @@ def _top_level(
     if reply.kind != "ok":
         yield (), expected, actual
         return
-    yield from differences(expected, actual)
+    yield from differences(expected, actual, (), unanswered)
+
+
+def unanswered_members(expected: Any, actual: Any) -> list[tuple[str, str]]:
+    """Every unanswered member (pointer, reason) of ``actual`` against ``expected``, whatever
+    else differs (e.g. the steps before a trace's unsupported step)."""
+    found: list[tuple[JsonPath, str]] = []
+    for _ in differences(expected, actual, (), found):
+        pass
+    return [(pointer(path), reason) for path, reason in found]
 
 
 def comparison_of(expected: Mapping[str, Any], reply: Reply, at: str = "") -> Comparison | None:
     """The bounded comparison of a vector expectation with a reply; ``None`` when they match
-    by ``compare``'s rules."""
+    by ``compare``'s rules with every member answered. A comparison with unanswered members
+    and no differences says the reply was answered in part."""
     actual = reply_value(reply)
     listed: list[Difference] = []
     cut = False
     found = 0
-    for path, left, right in _top_level(expected, reply, actual):
+    unanswered: list[tuple[JsonPath, str]] = []
+    for path, left, right in _top_level(expected, reply, actual, unanswered):
         found += 1
         if len(listed) == MAX_DIFFERENCES:
             continue
@@ -329,8 +431,34 @@ def comparison_of(expected: Mapping[str, Any], reply: Reply, at: str = "") -> Co
         text, cut_p = _short_string(pointer(path))
         cut |= cut_e or cut_a or cut_p
         listed.append(Difference(text, expected_side, actual_side))
-    if not found:
+    if not found and not unanswered:
         return None
+    partial = [(pointer(path), reason) for path, reason in unanswered]
+    return _comparison(at, expected, actual, listed, found - len(listed), partial, cut)
+
+
+def answered_in_part(
+    expected: Any, actual: Any, unanswered: Sequence[tuple[str, str]], at: str = ""
+) -> Comparison:
+    """The comparison of a reply answered in part: no differences, only its unanswered
+    members (pointers into ``expected``)."""
+    return _comparison(at, expected, actual, [], 0, unanswered, False)
+
+
+def _comparison(
+    at: str,
+    expected: Any,
+    actual: Any,
+    listed: Sequence[Difference],
+    omitted: int,
+    unanswered: Sequence[tuple[str, str]],
+    cut: bool,
+) -> Comparison:
+    members = []
+    for path, reason in unanswered[:MAX_UNANSWERED]:
+        member, cut_u = _unanswered(path, reason)
+        cut |= cut_u
+        members.append(member)
     expected_value, cut_e = bounded(expected)
     actual_value, cut_a = bounded(actual)
     return Comparison(
@@ -338,6 +466,8 @@ def comparison_of(expected: Mapping[str, Any], reply: Reply, at: str = "") -> Co
         expected=_compact(expected_value),
         actual=_compact(actual_value),
         differences=tuple(listed),
-        omitted=found - len(listed),
+        omitted=omitted,
         truncated=cut or cut_e or cut_a,
+        unanswered=tuple(members),
+        omitted_unanswered=max(0, len(unanswered) - MAX_UNANSWERED),
     )

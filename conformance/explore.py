@@ -16,6 +16,7 @@ import attrs
 from hypothesis import strategies as st
 from hypothesis.database import ExampleDatabase
 
+from rescind.conformance import operations
 from rescind.conformance.explore_engine import (
     REPLAY_FORMAT,
     Area,
@@ -26,6 +27,7 @@ from rescind.conformance.explore_engine import (
 )
 from rescind.conformance.explore_engine import explore as explore_area
 from rescind.conformance.harness import Driver
+from rescind.conformance.restrictions import AUTHORIZED_BY_AUTHORIZER
 from rescind.reference.grants import CapabilityGrant
 
 SESSION = "session-1"
@@ -192,46 +194,176 @@ def _candidate_steps() -> list[list[dict[str, Any]]]:
     ]
 
 
-_GROUPS = _candidate_steps()
-_SLOTS = max(len(group) for group in _GROUPS)
+_AUTHORIZE = {
+    "d": "authorize_operation",
+    "c": "authorize_compensation",
+    "r": "authorize_reconciliation",
+}
 
 
-def _pick(index: int) -> dict[str, Any]:
-    # Every kind of step gets an equal share of the index range, however many variants it
-    # has; one integer draw per step keeps generation cheap, and smaller integers shrink
-    # towards the first (harmless) kind.
-    group = _GROUPS[index // _SLOTS]
-    return group[(index % _SLOTS) % len(group)]
+def _authorize(request: str) -> dict[str, Any]:
+    """Authorize ``request`` through the session authorizer, keeping the value under the
+    request's own name (the ``authorized`` argument of later journal calls)."""
+    return _step(_AUTHORIZE[request[0]], request=request, **{"as": request})
 
 
-steps = st.integers(0, len(_GROUPS) * _SLOTS - 1).map(_pick)
+def _then(request: str, call: str, **args: Any) -> dict[str, Any]:
+    """A macro step: authorize, then one journal call on the authorized value."""
+    return {"macro": [_authorize(request), _step(call, authorized=request, **args)]}
+
+
+def _authorized_candidate_steps() -> list[list[dict[str, Any]]]:
+    """The vocabulary of a driver declaring ``authorized-by-authorizer``: every authorized
+    value is made by an authorize_* step (so only pairs the authorizer accepts), never a raw
+    request and grant. Same shape and ordering as ``_candidate_steps``."""
+    focus = [("op-1", "a"), ("cmp-op", "b")]
+    dispatch = [f"d.{key}.math.add.{name}.0" for key, name in focus]
+    compensate = [f"c.{key}.cmp-a.{SCOPE}.add.u" for key, _ in focus]
+    compensate.append(f"c.op-1.cmp-b.{SCOPE}.add.u")
+    return [
+        [_step("to_json"), _step("counters")],
+        [_then(r, "admit") for r in dispatch],
+        [
+            {
+                "macro": [
+                    *_then(r, "admit")["macro"],
+                    _step("observe", authorized=r, status=STATUSES[1]),
+                ]
+            }
+            for r in dispatch
+        ],
+        [_step("observe", authorized=r, status=s) for r in dispatch for s in STATUSES],
+        [_then(r, "admit_compensation") for r in compensate],
+        [
+            _step("observe_compensation", authorized=r, status=s)
+            for r in compensate
+            for s in STATUSES
+        ],
+        [_then(r, "admit") for r in _DISPATCH],
+        [_step("observe", authorized=r, status=s) for r in _DISPATCH for s in STATUSES],
+        [_authorize(r) for r in _DISPATCH],
+        [_authorize(r) for r in _COMPENSATE],
+        [_authorize(r) for r in _RECONCILE],
+        [_then(r, "admit_compensation") for r in _COMPENSATE],
+        [
+            _step("observe_compensation", authorized=r, status=s)
+            for r in _COMPENSATE
+            for s in STATUSES
+        ],
+        [_then(r, "observe_reconciliation", status=s) for r in _RECONCILE for s in STATUSES],
+        [_step("validate_reconciliation", authorized=r) for r in _RECONCILE],
+    ]
+
+
+@attrs.frozen
+class _Vocabulary:
+    groups: tuple[tuple[dict[str, Any], ...], ...]
+
+    @property
+    def slots(self) -> int:
+        return max(len(group) for group in self.groups)
+
+    @property
+    def size(self) -> int:
+        return len(self.groups) * self.slots
+
+    def pick(self, index: int) -> dict[str, Any]:
+        # Every kind of step gets an equal share of the index range, however many variants it
+        # has; one integer draw per step keeps generation cheap, and smaller integers shrink
+        # towards the first (harmless) kind.
+        group = self.groups[index // self.slots]
+        return group[(index % self.slots) % len(group)]
+
+
+def _vocabulary(groups: list[list[dict[str, Any]]]) -> _Vocabulary:
+    return _Vocabulary(tuple(tuple(group) for group in groups))
+
+
+_RAW = _vocabulary(_candidate_steps())
+_AUTHORIZED = _vocabulary(_authorized_candidate_steps())
 
 
 # At least 12 steps, so the per-trace cost (setup, a round trip) is spread over many steps;
 # shrinking turns surplus steps into the harmless ``to_json`` and ``minimize`` drops them.
-def trace_of(chosen: list[dict[str, Any]]) -> dict[str, Any]:
+def trace_of(chosen: list[dict[str, Any]], *, authorized_only: bool = False) -> dict[str, Any]:
     """A trace whose setup names only the requests its steps use (small on the wire);
-    macro steps are expanded into their calls."""
+    macro steps are expanded into their calls. ``authorized_only`` drops every journal call
+    on an authorized value that no earlier authorize_* step made (the authorizer refused it),
+    so such a trace stays well-formed."""
     chosen = [part for step in chosen for part in step.get("macro", [step])]
+    if authorized_only:
+        chosen = _established_only(chosen)
     used = {step["args"]["request"] for step in chosen if "request" in step["args"]}
     requests = {name: text for name, text in SETUP["requests"].items() if name in used}
     return {"setup": {**SETUP, "requests": requests}, "steps": chosen}
 
 
-@st.composite
-def _traces(draw: st.DrawFn) -> dict[str, Any]:
-    # The length, then one integer per step: the same choices as a list strategy minus its
-    # per-element "one more?" draws and mapping, which cost as much as the steps' own draws.
-    count = draw(st.integers(12, 48))
-    return trace_of([_pick(draw(_INDEX)) for _ in range(count)])
+def _established_only(chosen: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Keep a call on ``authorized: name`` only after an authorize_* step made ``name``. Only
+    authorize_* steps change the authorizer, so running them alone through the reference
+    says which succeeded."""
+    authorizing = [step for step in chosen if "as" in step["args"]]
+    outcomes: list[Mapping[str, Any]] = []
+    if authorizing:
+        used = {step["args"]["request"] for step in authorizing}
+        requests = {name: text for name, text in SETUP["requests"].items() if name in used}
+        answer = operations.run(
+            "journal.trace", {"setup": {**SETUP, "requests": requests}, "steps": authorizing}
+        )
+        outcomes = answer["steps"]
+    made: set[str] = set()
+    kept: list[dict[str, Any]] = []
+    position = 0
+    for step in chosen:
+        args = step["args"]
+        if "as" in args:
+            if "result" in outcomes[position]:
+                made.add(args["as"])
+            position += 1
+        elif "authorized" in args and args["authorized"] not in made:
+            continue
+        kept.append(step)
+    return kept
 
 
-_INDEX = st.integers(0, len(_GROUPS) * _SLOTS - 1)
-traces = _traces()
+def _drawn(vocabulary: _Vocabulary, authorized_only: bool) -> st.SearchStrategy[dict[str, Any]]:
+    index = st.integers(0, vocabulary.size - 1)
+
+    @st.composite
+    def draw_trace(draw: st.DrawFn) -> dict[str, Any]:
+        # The length, then one integer per step: the same choices as a list strategy minus its
+        # per-element "one more?" draws and mapping, which cost as much as the steps' own draws.
+        count = draw(st.integers(12, 48))
+        chosen = [vocabulary.pick(draw(index)) for _ in range(count)]
+        return trace_of(chosen, authorized_only=authorized_only)
+
+    return draw_trace()
+
+
+traces = _drawn(_RAW, authorized_only=False)
+authorized_traces = _drawn(_AUTHORIZED, authorized_only=True)
+"""Traces for a driver declaring ``authorized-by-authorizer``: no raw request and grant pair."""
 
 
 def _rebuild(_: Mapping[str, Any], chosen: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return trace_of([dict(step) for step in chosen])
+
+
+def _rebuild_authorized(
+    _: Mapping[str, Any], chosen: Sequence[Mapping[str, Any]]
+) -> dict[str, Any]:
+    return trace_of([dict(step) for step in chosen], authorized_only=True)
+
+
+def _under(area: Area, declared: frozenset[str]) -> Area:
+    if AUTHORIZED_BY_AUTHORIZER.name not in declared:
+        return area
+    return attrs.evolve(
+        area,
+        traces=authorized_traces,
+        rebuild=_rebuild_authorized,
+        variant=AUTHORIZED_BY_AUTHORIZER.name,
+    )
 
 
 JOURNAL_AREA = Area(
@@ -242,6 +374,7 @@ JOURNAL_AREA = Area(
     description="random journal and authorizer call sequences agree with the reference",
     traces=traces,
     rebuild=_rebuild,
+    variants=_under,
 )
 
 
@@ -257,6 +390,7 @@ __all__ = [
     "REPLAY_FORMAT",
     "Disagreement",
     "ExplorationResult",
+    "authorized_traces",
     "explore",
     "replay",
     "save_replay",

@@ -27,8 +27,8 @@ from hypothesis import strategies as st
 from hypothesis.database import ExampleDatabase
 
 from rescind.conformance import operations
-from rescind.conformance.harness import Driver, Reply
-from rescind.conformance.vectorchecks import compare
+from rescind.conformance.harness import Driver
+from rescind.conformance.vectorchecks import compare, unsupported_of
 from rescind.reference.errors import RescindError
 
 REPLAY_FORMAT = "rescind-replay/1"
@@ -88,6 +88,15 @@ class Area:
     """Answers the generator recorded, if it runs the reference while drawing."""
     profile: str | None = None
     """The profile a driver must declare for this area to be explored (``None``: any)."""
+    variants: Variants | None = attrs.field(default=None, eq=False, repr=False)
+    """The area a driver with these declared restrictions can express (its generator never
+    draws a restricted shape); ``None``: no restriction concerns this vocabulary."""
+    variant: str = ""
+    """Names a restricted variant (its examples are kept apart in the example database)."""
+
+    def under(self, restrictions: frozenset[str]) -> Area:
+        """This area as a driver declaring ``restrictions`` can express it."""
+        return self if self.variants is None else self.variants(self, restrictions)
 
     def expected(self, trace: Mapping[str, Any]) -> dict[str, Any]:
         recorded = self.answers.recall(trace) if self.answers is not None else None
@@ -95,7 +104,11 @@ class Area:
 
     @property
     def database_key(self) -> bytes:
-        return f"rescind.explore.{self.name}".encode()
+        suffix = f"+{self.variant}" if self.variant else ""
+        return f"rescind.explore.{self.name}{suffix}".encode()
+
+
+Variants = Callable[[Area, frozenset[str]], Area]
 
 
 @attrs.frozen
@@ -122,6 +135,16 @@ class ExplorationResult:
     seconds: float
     disagreement: Disagreement | None
     seed: int
+    inexpressible: int = 0
+    """Traces the driver answered ``unsupported`` for (whole, or at a step after every earlier
+    step agreed): discarded, not compared; ``examples`` counts them too."""
+    in_part: int = 0
+    """Compared traces whose reply left some members unanswered (the marker
+    ``{"unsupported": reason}`` as a member's value): compared on the answered members."""
+
+    @property
+    def compared(self) -> int:
+        return self.examples - self.inexpressible
 
 
 def reference_answer(op: str, trace: Mapping[str, Any]) -> dict[str, Any]:
@@ -131,13 +154,43 @@ def reference_answer(op: str, trace: Mapping[str, Any]) -> dict[str, Any]:
         return {"error": error.code}
 
 
-def disagreement_of(
+@attrs.frozen
+class Verdict:
+    """One trace judged: a disagreement (``problem``), the driver could not express it
+    (``unsupported``: why), or it agreed, possibly leaving some members ``unanswered``
+    (compared on the answered ones, by ``compare``'s rule)."""
+
+    problem: str | None = None
+    unsupported: str | None = None
+    unanswered: tuple[str, ...] = ()
+
+    @property
+    def inexpressible(self) -> bool:
+        return self.unsupported is not None
+
+
+def verdict_of(
     driver: Driver, op: str, trace: Mapping[str, Any], expected: Mapping[str, Any] | None = None
-) -> str | None:
+) -> Verdict:
     if expected is None:
         expected = reference_answer(op, trace)
     reply = driver.request(op, trace)
-    return compare(dict(expected), reply)
+    cut = unsupported_of(dict(expected), reply)
+    if cut is not None:
+        if cut.problem is not None:
+            return Verdict(cut.problem)
+        return Verdict(unsupported=cut.describe(trace.get("steps", ())))
+    unanswered: list[str] = []
+    problem = compare(dict(expected), reply, unanswered)
+    return Verdict(problem, unanswered=() if problem else tuple(unanswered))
+
+
+def disagreement_of(
+    driver: Driver, op: str, trace: Mapping[str, Any], expected: Mapping[str, Any] | None = None
+) -> str | None:
+    """Why the driver disagrees with the reference on ``trace``; ``None`` when it agrees or
+    answered ``unsupported`` after agreeing on every earlier step (see ``verdict_of``)."""
+    return verdict_of(driver, op, trace, expected).problem
 
 
 def _malformed(op: str, trace: Mapping[str, Any]) -> bool:
@@ -154,15 +207,23 @@ def explore(
     *,
     database: ExampleDatabase | None = None,
 ) -> ExplorationResult:
-    """Run ``examples`` generated traces of ``area``; shrink and return the first
-    disagreement. The same seed (and database contents) gives the same traces."""
-    counted = {"examples": 0, "steps": 0}
+    """Run ``examples`` generated traces of ``area`` (as the driver's declared restrictions
+    let it express them); shrink and return the first disagreement. A trace the driver
+    answers ``unsupported`` for is discarded and counted, never a disagreement. The same seed
+    (and database contents) gives the same traces."""
+    area = area.under(driver.hello.restrictions)
+    counted = {"examples": 0, "steps": 0, "inexpressible": 0, "in_part": 0}
     started = time.monotonic()
 
     def disagrees(trace: Mapping[str, Any]) -> bool:
         counted["examples"] += 1
+        verdict = verdict_of(driver, area.op, trace, area.expected(trace))
+        if verdict.inexpressible:
+            counted["inexpressible"] += 1
+            return False
         counted["steps"] += len(area.steps_of(trace))
-        return disagreement_of(driver, area.op, trace, area.expected(trace)) is not None
+        counted["in_part"] += bool(verdict.unanswered)
+        return verdict.problem is not None
 
     phases: tuple[Phase, ...] = (Phase.generate, Phase.shrink)
     if database is not None:
@@ -184,7 +245,13 @@ def explore(
         message = disagreement_of(driver, area.op, minimal) or "disagreement did not reproduce"
         found = Disagreement(area.op, minimal, reference_answer(area.op, minimal), message)
     return ExplorationResult(
-        counted["examples"], counted["steps"], time.monotonic() - started, found, seed
+        counted["examples"],
+        counted["steps"],
+        time.monotonic() - started,
+        found,
+        seed,
+        counted["inexpressible"],
+        counted["in_part"],
     )
 
 
@@ -272,9 +339,16 @@ def save_replay(disagreement: Disagreement, directory: Path, prefix: str = "jour
     return path
 
 
-def replay(document: Mapping[str, Any], driver: Driver) -> str | None:
-    """Re-run a replay file's request; ``None`` when the driver now agrees."""
+def replay_verdict(document: Mapping[str, Any], driver: Driver) -> Verdict:
+    """Re-run a replay file's request and judge the reply as exploration does: a
+    disagreement, ``unsupported`` (the driver cannot express it: no verdict either way), or
+    agreement (perhaps with unanswered members)."""
     if document.get("format") != REPLAY_FORMAT:
         raise ValueError(f"not a {REPLAY_FORMAT} file")
-    reply: Reply = driver.request(document["op"], document["args"])
-    return compare(document["expected"], reply)
+    return verdict_of(driver, document["op"], document["args"], document["expected"])
+
+
+def replay(document: Mapping[str, Any], driver: Driver) -> str | None:
+    """Re-run a replay file's request; ``None`` when the driver now agrees (or cannot express
+    it: see ``replay_verdict``)."""
+    return replay_verdict(document, driver).problem

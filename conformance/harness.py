@@ -29,6 +29,7 @@ from typing import Any
 
 import attrs
 
+from rescind.conformance import restrictions as restriction_catalogue
 from rescind.conformance.pipes import (
     DeadlinePassed,
     EndOfStream,
@@ -95,11 +96,23 @@ class Reply:
 
 
 @attrs.frozen
+class Upstream:
+    """The upstream source a driver is built from (``implementation.upstream`` in hello)."""
+
+    repository: str
+    commit: str
+
+
+@attrs.frozen
 class Hello:
     implementation: str
     version: str
     capabilities: frozenset[str]
     profiles: frozenset[str] = frozenset({"splash-v5"})
+    restrictions: frozenset[str] = frozenset()
+    """Names from ``rescind.conformance.restrictions.CATALOGUE``: shapes the driver cannot
+    express inside a capability it declares."""
+    upstream: Upstream | None = None
 
 
 class Driver:
@@ -329,9 +342,30 @@ def _parse_hello(reply: Reply) -> Hello:
     profiles = reply.ok.get("profiles", ["splash-v5"])
     if not isinstance(profiles, list) or not all(isinstance(p, str) for p in profiles):
         raise HarnessFailure("bad_handshake", "'profiles' must be a list of strings")
+    restrictions = reply.ok.get("restrictions", [])
+    if not isinstance(restrictions, list) or not all(isinstance(r, str) for r in restrictions):
+        raise HarnessFailure("bad_handshake", "'restrictions' must be a list of strings")
+    try:
+        declared = restriction_catalogue.parse(restrictions)
+    except restriction_catalogue.UnknownRestriction as error:
+        raise HarnessFailure("bad_handshake", str(error)) from None
     return Hello(
         implementation=str(implementation.get("name", "unnamed")),
         version=str(implementation.get("version", "unknown")),
         capabilities=frozenset(capabilities),
         profiles=frozenset(profiles),
+        restrictions=declared,
+        upstream=_upstream(implementation.get("upstream")),
     )
+
+
+def _upstream(value: Any) -> Upstream | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict) or not all(
+        isinstance(value.get(key), str) and value.get(key) for key in ("repository", "commit")
+    ):
+        raise HarnessFailure(
+            "bad_handshake", "'implementation.upstream' must be {repository, commit} strings"
+        )
+    return Upstream(value["repository"], value["commit"])

@@ -3,7 +3,10 @@
 Kinds, strongest first:
 
 * ``upstream-observed``  compiled upstream code printed this answer for this input: a row of
-  the probe output kept in ``tests/upstream/out_*.txt`` (file and row labels cited);
+  the probe output kept in ``tests/upstream/out_*.txt`` (file and row labels cited), or the
+  answer a driver built from upstream's code gave, recorded in an observation file
+  ``conformance/observations/<name>.json`` (``rescind.conformance.observation``; the file,
+  the driver and the upstream commit cited);
 * ``upstream-test``      an upstream unit test asserts it (repository, commit, path, test);
 * ``upstream-code``      read from upstream source, not run (repository, commit, path, symbol);
 * ``design-doc``         an upstream design text states it, no code or test was seen;
@@ -13,6 +16,10 @@ Kinds, strongest first:
 
 The kind describes the expectation, not the input, and never claims more than the cited
 evidence shows: a vector whose rows were only partly observed says which part in its citation.
+Likewise a vector a driver over upstream answered in part (every member it answered matched,
+some it marked ``{"unsupported": reason}``: observation ``partial``) keeps its earlier kind;
+its citation gains "observed upstream in part (conformance/observations/X.json: every member
+matched except /hostInputFingerprint)".
 """
 
 from __future__ import annotations
@@ -31,7 +38,8 @@ KINDS: tuple[str, ...] = (
 )
 
 MEANINGS: dict[str, str] = {
-    "upstream-observed": "compiled upstream code printed this answer (tests/upstream/out_*.txt)",
+    "upstream-observed": "compiled upstream code gave this answer (a probe row in"
+    " tests/upstream/out_*.txt, or a driver over upstream's code: conformance/observations/)",
     "upstream-test": "an upstream unit test asserts it",
     "upstream-code": "read from upstream source at the cited commit, path and symbol; not run",
     "design-doc": "stated by an upstream design text; no upstream code or test was seen",
@@ -44,6 +52,8 @@ SPLASH = "ymote/Splash 623d57c5c524f062ed5ddf8995cbed5b7b98e380"
 """The one Splash version every Splash citation refers to (docs/spec/README.md)."""
 
 PROBE_DIRECTORY = "tests/upstream/"
+OBSERVATION_DIRECTORY = "conformance/observations/"
+"""Where observation files live (package data), as a citation names them."""
 PROBE_FILES: tuple[str, ...] = ("out_ap.txt", "out_noap.txt", "out_other.txt")
 
 _UPSTREAM_SOURCE = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+ [0-9a-f]{7,40} \S")
@@ -54,8 +64,13 @@ def _check_citation(instance: Provenance, _: object, value: str) -> None:
     if not value.strip():
         raise ValueError("a provenance citation must not be empty")
     kind = instance.kind
-    if kind == "upstream-observed" and not value.startswith(PROBE_DIRECTORY + "out_"):
-        raise ValueError(f"upstream-observed must cite a probe file in {PROBE_DIRECTORY}: {value}")
+    if kind == "upstream-observed" and not value.startswith(
+        (PROBE_DIRECTORY + "out_", OBSERVATION_DIRECTORY)
+    ):
+        raise ValueError(
+            f"upstream-observed must cite a probe file in {PROBE_DIRECTORY} or an observation"
+            f" file in {OBSERVATION_DIRECTORY}: {value}"
+        )
     if kind in ("upstream-test", "upstream-code", "design-doc") and not _UPSTREAM_SOURCE.match(
         value
     ):

@@ -29,7 +29,9 @@ NOT_A_VECTOR = "model"
 differential exploration): their oracle is Rescind's own model or reference, run live."""
 
 PROVENANCE_LABELS: tuple[str, ...] = (*KINDS, NOT_A_VECTOR)
-SUMMARY_STATUSES: tuple[str, ...] = ("pass", "fail", "not-applicable")
+SUMMARY_STATUSES: tuple[str, ...] = ("pass", "fail", "not-applicable", "unsupported")
+SKIPPED_STATUSES: tuple[str, ...] = ("not-applicable", "unsupported", "xfail")
+"""Reported as skipped (with the status and the reason) in JUnit: neither a pass nor a failure."""
 
 
 def provenance_of(check: Check) -> str:
@@ -38,7 +40,8 @@ def provenance_of(check: Check) -> str:
 
 def counts_by_provenance(report: RunReport) -> dict[str, dict[str, int]]:
     """Per provenance label (in ``PROVENANCE_LABELS`` order, present ones only): how many
-    checks passed, failed and were not applicable; ``other`` sums error, xfail and xpass."""
+    checks passed, failed, were not applicable and were unsupported by the driver; ``other``
+    sums error, xfail and xpass."""
     tally: dict[str, dict[str, int]] = {}
     for result in report.results:
         row = tally.setdefault(provenance_of(result.check), dict.fromkeys(SUMMARY_STATUSES, 0))
@@ -53,6 +56,7 @@ def to_json(report: RunReport) -> dict[str, Any]:
         "implementation": {"name": report.implementation, "version": report.version},
         "capabilities": list(report.capabilities),
         "profiles": list(report.profiles),
+        "restrictions": list(report.restrictions),
         "passed": not report.failed and not report.harness_broken,
         "exitCode": report.exit_code(),
         "counts": report.counts(),
@@ -249,7 +253,7 @@ def write_junit(report: RunReport, path: Path) -> None:
             tests=str(len(results)),
             failures=str(sum(1 for r in results if r.outcome.status == "fail")),
             errors=str(sum(1 for r in results if r.outcome.status == "error")),
-            skipped=str(sum(1 for r in results if r.outcome.status in ("not-applicable", "xfail"))),
+            skipped=str(sum(1 for r in results if r.outcome.status in SKIPPED_STATUSES)),
         )
         for result in results:
             case = ElementTree.SubElement(
@@ -266,7 +270,7 @@ def write_junit(report: RunReport, path: Path) -> None:
                 failure.text = "\n".join(visible(line) for line in details(result))
             elif status == "error":
                 ElementTree.SubElement(case, "error", message=message)
-            elif status in ("not-applicable", "xfail") or status == "fail":
+            elif status in SKIPPED_STATUSES or status == "fail":
                 ElementTree.SubElement(case, "skipped", message=f"{status}: {message}")
     ElementTree.ElementTree(suites).write(path, encoding="utf-8", xml_declaration=True)
 
@@ -282,11 +286,11 @@ def to_markdown(report: RunReport) -> str:
         "|---|---|",
         *(f"| {markdown(status)} | {count} |" for status, count in sorted(counts.items())),
         "",
-        "| provenance | pass | fail | not-applicable | other |",
-        "|---|---|---|---|---|",
+        "| provenance | pass | fail | not-applicable | unsupported | other |",
+        "|---|---|---|---|---|---|",
         *(
             f"| {markdown(label)} | {row['pass']} | {row['fail']} | {row['not-applicable']} "
-            f"| {row.get('other', 0)} |"
+            f"| {row['unsupported']} | {row.get('other', 0)} |"
             for label, row in counts_by_provenance(report).items()
         ),
         "",
@@ -297,6 +301,7 @@ def to_markdown(report: RunReport) -> str:
     if report.harness_failures:
         lines += ["## Driver protocol failures", ""]
         lines += [f"- {markdown(failure)}" for failure in harness_summary(report)] + [""]
+    lines += _unsupported_lines(report)
     problems = [r for r in report.results if r.outcome.status in ("fail", "error", "xpass")]
     if problems:
         lines += [
@@ -350,6 +355,17 @@ def vector_tests() -> dict[str, Mapping[str, Any]]:
         for group in document["testGroups"]
         for test in group["tests"]
     }
+
+
+def _unsupported_lines(report: RunReport) -> list[str]:
+    """Checks the driver answered ``unsupported`` (what it cannot express), with its reason."""
+    unsupported = [r for r in report.results if r.outcome.status == "unsupported"]
+    if not unsupported:
+        return []
+    lines = ["## Unsupported by the driver", "", "| check | message |", "|---|---|"]
+    for result in unsupported:
+        lines.append(f"| {markdown_code(result.check.id)} | {markdown(result.outcome.message)} |")
+    return [*lines, ""]
 
 
 def expected_failures_text(report: RunReport) -> str:

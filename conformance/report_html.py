@@ -220,7 +220,7 @@ table{border-collapse:collapse;margin:.5rem 0}
 th,td{border:1px solid #ccd;padding:.2rem .5rem;text-align:left;vertical-align:top}
 td.cell,td.total{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}
 td.empty{background:#f4f4f6}
-.n-pass{color:#2f7d32}.n-fail{color:#b3261e;font-weight:bold}.n-na{color:#666}
+.n-pass{color:#2f7d32}.n-fail{color:#b3261e;font-weight:bold}.n-na{color:#666}.n-unsupported{color:#8a5a00}
 .n-other{color:#8a5a00}
 td.has-fail{background:#fdecea}
 article.failure{border:1px solid #e3b5b1;border-left:5px solid #b3261e;border-radius:.3rem;
@@ -317,6 +317,10 @@ def _cell(row: Mapping[str, int] | None, attributes: str, css: str) -> str:
         f'<span class="n-na" title="not applicable">{row["not-applicable"]} n/a</span>'
         if row["not-applicable"]
         else "",
+        f'<span class="n-unsupported" title="unsupported by the driver">'
+        f"{row['unsupported']} unsupported</span>"
+        if row["unsupported"]
+        else "",
         f'<span class="n-other" title="error, xfail, xpass">{row.get("other", 0)} other</span>'
         if row.get("other", 0)
         else "",
@@ -327,6 +331,7 @@ def _cell(row: Mapping[str, int] | None, attributes: str, css: str) -> str:
             ("pass", "pass"),
             ("fail", "fail"),
             ("not-applicable", "not-applicable"),
+            ("unsupported", "unsupported"),
             ("other", "other"),
         )
     )
@@ -350,7 +355,9 @@ def _matrix(report: RunReport) -> list[str]:
         '<section id="matrix"><h2>Checks by topic and provenance</h2>',
         "<p>Each cell counts the checks of one topic (rows) whose expectation has one "
         "provenance (columns): pass, fail, not applicable (capability or profile not "
-        "declared: never a pass) and other (error, xfail, xpass). <code>model</code> checks "
+        "declared: never a pass), unsupported (the driver declared the capability but cannot "
+        "express the request or a step: never a pass, never a failure) and other (error, "
+        "xfail, xpass). <code>model</code> checks "
         "are not vectors: their oracle is Rescind's own model or reference.</p>",
         '<table class="matrix"><thead><tr><th>topic</th>',
         *(f'<th scope="col">{_e(label)}</th>' for label in labels),
@@ -469,6 +476,16 @@ def _comparison(comparison: Comparison) -> list[str]:
     lines.append("</tbody></table>")
     if comparison.omitted:
         lines.append(f"<p>{comparison.omitted} more differing paths are not listed.</p>")
+    if comparison.unanswered_count:
+        members = ", ".join(
+            f"<code>{_e(comparison.at + member.path)}</code> ({_e(member.reason)})"
+            for member in comparison.unanswered
+        )
+        more = comparison.omitted_unanswered
+        rest = f", {more} more" if more else ""
+        lines.append(
+            f'<p class="unanswered">Unanswered by the driver (not compared): {members}{rest}</p>'
+        )
     note = " (shortened to stay small)" if comparison.truncated else ""
     where = f" at <code>{_e(comparison.at)}</code>" if comparison.at else ""
     lines += [

@@ -55,7 +55,16 @@ def run_section(seed: int, shard: Shard | None, plan: Mapping[str, Any]) -> dict
 
 
 # Worst first: a joined exploration check takes the worst status of its slices.
-_SEVERITY: tuple[Status, ...] = ("error", "fail", "xpass", "xfail", "pass", "not-applicable")
+# A slice that compared traces and passed outranks one whose every trace was unsupported.
+_SEVERITY: tuple[Status, ...] = (
+    "error",
+    "fail",
+    "xpass",
+    "xfail",
+    "pass",
+    "unsupported",
+    "not-applicable",
+)
 _SAME = ("seed", "plan")
 
 
@@ -76,6 +85,7 @@ def _identity(document: Mapping[str, Any]) -> tuple[Any, ...]:
         repr(document.get("implementation")),
         repr(document.get("capabilities")),
         repr(document.get("profiles")),
+        repr(document.get("restrictions")),
     )
 
 
@@ -109,6 +119,7 @@ def merge(documents: Sequence[tuple[str, Mapping[str, Any]]]) -> tuple[RunReport
         version=first["implementation"]["version"],
         capabilities=tuple(first.get("capabilities", ())),
         profiles=tuple(first.get("profiles", ())),
+        restrictions=tuple(first.get("restrictions", ())),
         results=tuple(results),
         harness_failures=tuple(
             failure for _, document in documents for failure in document["harnessFailures"]

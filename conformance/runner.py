@@ -50,6 +50,8 @@ class RunReport:
     notes: tuple[str, ...] = attrs.field(default=(), converter=_bounds)
     """What the run lost or changed on the way without failing a check (e.g. an example
     database that stopped answering): shown by every report."""
+    restrictions: tuple[str, ...] = ()
+    """What the driver declared it cannot express (``rescind.conformance.restrictions``)."""
 
     @property
     def failed(self) -> bool:
@@ -92,6 +94,7 @@ def run_checks(
     hello = driver.hello if driver else None
     capabilities = driver.hello.capabilities if driver else frozenset()
     declared_profiles = set(driver.hello.profiles) if driver else set()
+    driver_restrictions = driver.hello.restrictions if driver else frozenset()
     results: list[Result] = []
     for check in checks:
         if check.capability != "model" and check.capability not in capabilities:
@@ -139,6 +142,7 @@ def run_checks(
         results=tuple(results),
         harness_failures=tuple(failures),
         seconds=time.monotonic() - started,
+        restrictions=tuple(sorted(driver_restrictions)),
     )
 
 

@@ -1,6 +1,12 @@
 """Checks from differential exploration (``explore_engine``): one check per explored area
 (``explore_areas.AREAS``). In a sharded run each is that shard's slice of the budget,
-explored from its own seed and named ``explore.<area>#shard-I/N``."""
+explored from its own seed and named ``explore.<area>#shard-I/N``.
+
+Traces the driver answers ``unsupported`` for are discarded and counted in the message
+("N traces, M inexpressible"); when every trace was inexpressible the check is
+``unsupported``, not a pass. A trace whose reply leaves members unanswered (the marker
+``{"unsupported": reason}`` as a member's value) is compared on its answered members and
+counted ("K answered in part")."""
 
 from __future__ import annotations
 
@@ -10,7 +16,7 @@ from rescind.conformance.catalogue import (
     SourceOptions,
     register_source,
 )
-from rescind.conformance.checks import Check, Outcome
+from rescind.conformance.checks import Check, Outcome, Status
 from rescind.conformance.explore_areas import AREAS
 from rescind.conformance.explore_engine import Area, explore, save_replay
 from rescind.conformance.harness import Driver
@@ -41,10 +47,20 @@ def _check(area: Area, total: int, options: SourceOptions) -> Check:
         result = explore(driver, area, examples, seed, database=options.example_db)
         if result.disagreement is None:
             rate = result.steps / result.seconds if result.seconds else 0.0
+            inexpressible = (
+                f", {result.inexpressible} inexpressible (discarded)"
+                if result.inexpressible
+                else ""
+            )
+            in_part = f", {result.in_part} answered in part" if result.in_part else ""
+            # Nothing compared is not a pass: the driver could express none of the traces.
+            status: Status = (
+                "pass" if result.compared or not result.inexpressible else "unsupported"
+            )
             return Outcome(
-                "pass",
-                f"{result.examples} traces, {result.steps} steps, {rate:.0f} steps/s "
-                f"(run seed {options.seed})",
+                status,
+                f"{result.compared} traces{inexpressible}{in_part}, {result.steps} steps, "
+                f"{rate:.0f} steps/s (run seed {options.seed})",
             )
         path = save_replay(result.disagreement, options.replay_directory, area.name)
         steps = len(area.steps_of(result.disagreement.trace))

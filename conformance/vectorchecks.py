@@ -5,19 +5,34 @@ test becomes requests. Single-operation topics send the test's ``input`` as the 
 ``args`` of one operation and compare the reply with ``expected`` (keys listed as
 informative are not compared: they describe upstream, not the protocol). Trace topics send
 a ``setup`` and then each step, comparing step by step.
+
+A reply member whose value is the marker ``{"unsupported": "<reason>"}`` (where the
+expectation has anything else) is unanswered, not a difference
+(``comparison.unanswered_member``). A check with unanswered members and no difference was
+answered in part: status ``unsupported``, message ``answered in part: unanswered /path
+(reason), ...``, and a comparison listing them.
 """
 
 from __future__ import annotations
 
 import importlib.resources
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
 
-from rescind.conformance.checks import Check, Outcome, Tier
-from rescind.conformance.comparison import INFORMATIVE_KEYS, comparison_of
+from rescind.conformance.checks import Check, Outcome, Status, Tier
+from rescind.conformance.comparison import (
+    INFORMATIVE_KEYS,
+    Comparison,
+    answered_in_part,
+    comparison_of,
+    pointer,
+    reply_value,
+    unanswered_member,
+    unanswered_members,
+)
 from rescind.conformance.harness import Driver, Reply
 
 
@@ -130,8 +145,12 @@ def load_vector_files() -> Iterator[dict[str, Any]]:
             yield json.loads(entry.read_text(encoding="utf-8"))
 
 
-def compare(expected: Mapping[str, Any], reply: Reply) -> str | None:
-    """``None`` when ``reply`` matches; otherwise a one-line reason (no payload bytes)."""
+def compare(
+    expected: Mapping[str, Any], reply: Reply, unanswered: list[str] | None = None
+) -> str | None:
+    """``None`` when ``reply`` matches; otherwise a one-line reason (no payload bytes). An
+    unanswered member is no difference: its pointer is appended to ``unanswered`` when given
+    (up to the first difference)."""
     if "error" in expected:
         if reply.kind != "error":
             return f"expected error {expected['error']}, got {reply.kind}"
@@ -142,13 +161,16 @@ def compare(expected: Mapping[str, Any], reply: Reply) -> str | None:
         detail = reply.error_code or reply.unsupported or ""
         return f"expected a result, got {reply.kind} {detail}".rstrip()
     assert reply.ok is not None
-    return _difference(expected, reply.ok, "")
+    return _difference(expected, reply.ok, "", unanswered)
 
 
-def _difference(expected: Any, actual: Any, path: str) -> str | None:
+def _difference(
+    expected: Any, actual: Any, path: str, unanswered: list[str] | None = None
+) -> str | None:
     """Structural comparison: informative keys are skipped; an expected error object
     (``{"error": code, ...}``) is compared by its code first, then by every other
-    non-informative key beside it (a ``state`` or ``after`` next to the code)."""
+    non-informative key beside it (a ``state`` or ``after`` next to the code); a member
+    answered with the unanswered marker is no difference (its pointer goes to ``unanswered``)."""
     if isinstance(expected, Mapping):
         if not isinstance(actual, Mapping):
             return f"{path or 'result'} is not an object"
@@ -159,7 +181,11 @@ def _difference(expected: Any, actual: Any, path: str) -> str | None:
                 continue
             if key not in actual:
                 return f"{path}/{key} missing"
-            problem = _difference(value, actual[key], f"{path}/{key}")
+            if unanswered_member(value, actual[key]) is not None:
+                if unanswered is not None:
+                    unanswered.append(path + pointer((key,)))
+                continue
+            problem = _difference(value, actual[key], path + pointer((key,)), unanswered)
             if problem:
                 return problem
         return None
@@ -167,26 +193,113 @@ def _difference(expected: Any, actual: Any, path: str) -> str | None:
         if not isinstance(actual, list) or len(actual) != len(expected):
             return f"{path} has another length"
         for index, (left, right) in enumerate(zip(expected, actual, strict=True)):
-            problem = _difference(left, right, f"{path}/{index}")
+            problem = _difference(left, right, f"{path}/{index}", unanswered)
             if problem:
                 return problem
         return None
     return None if expected == actual and type(expected) is type(actual) else f"{path} differs"
 
 
+@attrs.frozen
+class Unsupported:
+    """A driver's ``unsupported`` answer: to the whole request (``step`` is ``None``), or as
+    the last result of a trace reply after which the driver stopped (``step``: its index).
+    ``problem`` is the first difference in the steps before it: then the reply is a
+    failure after all, since unsupported only stands for what the driver could not express."""
+
+    reason: str
+    step: int | None = None
+    problem: str | None = None
+
+    def describe(self, steps: Sequence[Mapping[str, Any]] = ()) -> str:
+        if self.step is None:
+            return f"unsupported: {self.reason}"
+        call = steps[self.step].get("call") if self.step < len(steps) else None
+        named = f" ({call})" if isinstance(call, str) else ""
+        matched = f"; steps 1-{self.step} matched" if self.step else ""
+        return f"unsupported at step {self.step + 1}{named}: {self.reason}{matched}"
+
+
+def unsupported_of(expected: Mapping[str, Any], reply: Reply) -> Unsupported | None:
+    """The driver's ``unsupported`` answer in ``reply``, if it gave one (see ``Unsupported``);
+    ``None`` for any other reply, which ``compare`` judges. Steps before an unsupported step
+    are compared as ``compare`` compares steps; checkpoints are not (the trace never ended)."""
+    if reply.kind == "unsupported":
+        return Unsupported(str(reply.unsupported))
+    if reply.ok is None:
+        return None
+    steps, wanted = reply.ok.get("steps"), expected.get("steps")
+    if not isinstance(steps, list) or not isinstance(wanted, list) or not steps:
+        return None
+    last = steps[-1]
+    if not isinstance(last, Mapping) or "unsupported" not in last or len(steps) > len(wanted):
+        return None
+    cut = Unsupported(str(last["unsupported"]), len(steps) - 1)
+    for index, (left, right) in enumerate(zip(wanted, steps[:-1], strict=False)):
+        problem = _difference(left, right, f"/steps/{index}")
+        if problem:
+            return attrs.evolve(cut, problem=f"step {index + 1}: {problem}")
+    return cut
+
+
+MESSAGE_UNANSWERED = 5
+"""Unanswered members a check's message names; its comparison lists more, and counts all."""
+
+
+def _listed(members: Sequence[tuple[str, str]], total: int | None = None) -> str:
+    shown = [f"{path} ({reason})" for path, reason in members[:MESSAGE_UNANSWERED]]
+    more = (len(members) if total is None else total) - len(shown)
+    return ", ".join(shown) + (f", +{more} more" if more > 0 else "")
+
+
+def in_part_message(comparison: Comparison) -> str:
+    """``answered in part: unanswered /path (reason), ...`` (pointers into the vector's
+    ``expected``: ``at`` + path)."""
+    members = [(comparison.at + m.path, m.reason) for m in comparison.unanswered]
+    return f"answered in part: unanswered {_listed(members, comparison.unanswered_count)}"
+
+
+def _unsupported(
+    cut: Unsupported, expected: Mapping[str, Any], reply: Reply, steps: Sequence[Any] = ()
+) -> Outcome:
+    if cut.problem is not None:
+        return _failed(cut.problem, expected, reply)
+    message = cut.describe(steps)
+    members = unanswered_members(expected, reply.ok) if reply.ok is not None else []
+    if members:
+        message += f"; answered in part before it: unanswered {_listed(members)}"
+    return Outcome("unsupported", message)
+
+
 def _failed(problem: str, expected: Mapping[str, Any], reply: Reply, at: str = "") -> Outcome:
-    return Outcome("fail", problem, comparison=comparison_of(expected, reply, at))
+    comparison = comparison_of(expected, reply, at)
+    if comparison is not None and comparison.unanswered_count:
+        count = comparison.unanswered_count
+        problem += f" ({count} member{'' if count == 1 else 's'} unanswered)"
+    return Outcome("fail", problem, comparison=comparison)
+
+
+def _judged(expected: Mapping[str, Any], reply: Reply, at: str = "") -> Outcome:
+    """``pass``; ``fail`` on a difference; ``unsupported`` when answered in part (every
+    answered member matches, some are unanswered)."""
+    problem = compare(expected, reply)
+    if problem:
+        return _failed(problem, expected, reply, at)
+    comparison = comparison_of(expected, reply, at)
+    if comparison is None:
+        return Outcome("pass")
+    status: Status = "fail" if comparison.differences else "unsupported"
+    return Outcome(status, in_part_message(comparison), comparison=comparison)
 
 
 def _single(op: str, binding: TopicBinding, test: Mapping[str, Any]) -> Callable[[Driver], Outcome]:
 
     def run(driver: Driver) -> Outcome:
         reply = driver.request(op, test["input"])
-        if reply.kind == "unsupported":
-            declared = f"driver declared {binding.capability} but not {op}"
-            return _failed(declared, test["expected"], reply)
-        problem = compare(test["expected"], reply)
-        return _failed(problem, test["expected"], reply) if problem else Outcome("pass")
+        cut = unsupported_of(test["expected"], reply)
+        if cut is not None:
+            return _unsupported(cut, test["expected"], reply, test["input"].get("steps", ()))
+        return _judged(test["expected"], reply)
 
     return run
 
@@ -199,16 +312,34 @@ def _trace(binding: TopicBinding, test: Mapping[str, Any]) -> Callable[[Driver],
         if opened.kind != "ok" or opened.ok is None or "handle" not in opened.ok:
             return Outcome("fail", f"trace.open failed: {opened.error_code or opened.kind}")
         handle = opened.ok["handle"]
+        unanswered: list[tuple[str, str]] = []
+        replies: list[dict[str, Any]] = []
         try:
             for index, (step, expected) in enumerate(
                 zip(test["input"]["steps"], test["expected"]["steps"], strict=True), start=1
             ):
                 reply = driver.request("trace.step", {"handle": handle, **step})
+                if reply.kind == "unsupported":
+                    message = Unsupported(str(reply.unsupported), index - 1).describe(
+                        test["input"]["steps"]
+                    )
+                    if unanswered:
+                        message += f"; answered in part before it: unanswered {_listed(unanswered)}"
+                    return Outcome("unsupported", message)
                 problem = compare(expected, reply)
                 if problem:
                     message = f"step {index} ({step.get('call')}): {problem}"
                     return _failed(message, expected, reply, f"/steps/{index - 1}")
-            return Outcome("pass")
+                if reply.ok is not None:
+                    unanswered += [
+                        (f"/steps/{index - 1}{path}", reason)
+                        for path, reason in unanswered_members(expected, reply.ok)
+                    ]
+                replies.append(reply_value(reply))
+            if not unanswered:
+                return Outcome("pass")
+            comparison = answered_in_part(test["expected"], {"steps": replies}, unanswered)
+            return Outcome("unsupported", in_part_message(comparison), comparison=comparison)
         finally:
             driver.request("trace.close", {"handle": handle})
 
@@ -284,8 +415,10 @@ def _profile_check(
 
     def run(driver: Driver) -> Outcome:
         reply = driver.request(op, {**test["input"], "profile": "splash-v5-f64"})
-        problem = compare(informative, reply)
-        return _failed(problem, informative, reply, "/f64") if problem else Outcome("pass")
+        cut = unsupported_of(informative, reply)
+        if cut is not None:
+            return _unsupported(cut, informative, reply, test["input"].get("steps", ()))
+        return _judged(informative, reply, "/f64")
 
     return Check(
         id=f"{test['id']}.f64",

@@ -20,7 +20,9 @@ from typing import Any
 
 import jsonschema
 
+from rescind.conformance import observation
 from rescind.conformance.comparison import INFORMATIVE_KEYS
+from rescind.conformance.observation import Observation
 from rescind.conformance.provenance import KINDS
 from rescind.conformance.vectorchecks import BINDINGS
 from rescind.conformance.vectorformat import PROFILES, RESULTS, VectorFile, VectorTest, render
@@ -146,10 +148,24 @@ def file_schema(vector_file: VectorFile) -> dict[str, Any]:
     }
 
 
+def observed_files(
+    observations: Sequence[Observation] | None = None,
+) -> tuple[list[VectorFile], list[str]]:
+    """Every topic's vectors with provenance derived from the observation files (default:
+    the package's, ``rescind.conformance.observation``), and the problems that forbid
+    exporting them (an upstream difference not listed as a finding, ...)."""
+    chosen = observation.load() if observations is None else observations
+    return observation.derive(discover(), chosen)
+
+
 def generate(files: Iterable[VectorFile] | None = None) -> dict[str, str]:
     """Every generated file, by path relative to the vectors directory (registry excluded)."""
+    if files is None:
+        files, problems = observed_files()
+        if problems:
+            raise ValueError("; ".join(problems))
     out: dict[str, str] = {}
-    for vector_file in discover() if files is None else files:
+    for vector_file in files:
         out[f"{vector_file.topic}.json"] = render(self_describing(vector_file.to_json()))
         out[vector_file.schema_name] = render(file_schema(vector_file))
     return out
@@ -267,9 +283,12 @@ def render_registry(
     )
 
 
-def export(directory: Path) -> list[str]:
+def export(directory: Path, observations: Sequence[Observation] | None = None) -> list[str]:
     """Write all files; returns the problems that made it refuse (nothing written then)."""
-    generated = generate()
+    files, problems = observed_files(observations)
+    if problems:
+        return problems
+    generated = generate(files)
     tests = _tests_by_id(generated)
     registry = _load_registry(directory)
     retired = retired_by_id()
@@ -316,10 +335,11 @@ def _write_no_follow(path: Path, text: str) -> None:
         handle.write(text)
 
 
-def check(directory: Path) -> list[str]:
-    """Freshness, schema validity, unique ids and registry consistency of ``directory``."""
-    problems: list[str] = []
-    generated = generate()
+def check(directory: Path, observations: Sequence[Observation] | None = None) -> list[str]:
+    """Freshness, schema validity, unique ids and registry consistency of ``directory``, and
+    no upstream difference that is not a named finding."""
+    files, problems = observed_files(observations)
+    generated = generate(files)
     for path, text in sorted(generated.items()):
         target = directory / path
         if not target.exists():

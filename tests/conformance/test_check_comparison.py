@@ -274,10 +274,11 @@ def test_report_merge_refuses_a_malformed_comparison() -> None:
         report_merge.merge([(f"s{i}", doc) for i, doc in enumerate(shards, 1)])
 
 
-_KEYS = st.sampled_from(["a", "b", "error", "reason"])
+_KEYS = st.sampled_from(["a", "b", "error", "reason", "unsupported"])
 _SCALARS = st.none() | st.booleans() | st.integers(-2, 2) | st.sampled_from(["x", '<&"', ""])
+_MARKERS = st.sampled_from(["private", "x"]).map(lambda reason: {"unsupported": reason})
 _JSON = st.recursive(
-    _SCALARS,
+    _SCALARS | _MARKERS,
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_KEYS, inner, max_size=3),
     max_leaves=12,
 )
@@ -293,10 +294,15 @@ _CODES = st.sampled_from(["code_a", "code_b"])
     ),
 )
 def test_differences_agree_with_compare(expectation: dict[str, Any], reply: Reply) -> None:
-    """Empty exactly when ``compare`` passes; the first path lies under the one it names."""
-    problem = compare(expectation, reply)
+    """Empty exactly when ``compare`` passes; the first path lies under the one it names;
+    with no difference, both list the same unanswered members (the marker as a member)."""
+    unanswered: list[str] = []
+    problem = compare(expectation, reply, unanswered)
     found = cmp.comparison_of(expectation, reply)
-    assert (problem is None) == (found is None)
+    assert (problem is None) == (found is None or not found.differences)
+    if problem is None:
+        listed = [] if found is None else [member.path for member in found.unanswered]
+        assert listed == unanswered
     if problem is not None and found is not None:
         first = found.differences[0].path
         named = problem.split(" ", 1)[0].removesuffix(":")

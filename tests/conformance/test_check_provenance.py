@@ -33,16 +33,23 @@ def test_counts_by_provenance_tally_each_status_under_its_kind() -> None:
         Result(_check("c", "upstream-observed"), Outcome("not-applicable")),
         Result(_check("d", "upstream-observed"), Outcome("xfail")),
         Result(_check("e", None), Outcome("pass")),
+        Result(_check("f", "derived"), Outcome("unsupported", "no")),
     )
     report = RunReport("impl", "1", (), (), results, (), 0.0)
     counts = reports.counts_by_provenance(report)
     assert list(counts) == ["upstream-observed", "derived", "model"]
-    assert counts["derived"] == {"pass": 1, "fail": 1, "not-applicable": 0}
-    assert counts["upstream-observed"] == {"pass": 0, "fail": 0, "not-applicable": 1, "other": 1}
-    assert counts["model"] == {"pass": 1, "fail": 0, "not-applicable": 0}
+    assert counts["derived"] == {"pass": 1, "fail": 1, "not-applicable": 0, "unsupported": 1}
+    assert counts["upstream-observed"] == {
+        "pass": 0,
+        "fail": 0,
+        "not-applicable": 1,
+        "unsupported": 0,
+        "other": 1,
+    }
+    assert counts["model"] == {"pass": 1, "fail": 0, "not-applicable": 0, "unsupported": 0}
     markdown = reports.to_markdown(report)
-    assert "| derived | 1 | 1 | 0 | 0 |" in markdown
-    assert "| upstream-observed | 0 | 0 | 1 | 1 |" in markdown
+    assert "| derived | 1 | 1 | 0 | 1 | 0 |" in markdown
+    assert "| upstream-observed | 0 | 0 | 1 | 0 | 1 |" in markdown
     assert reports.to_json(report)["checks"][4]["provenance"] == "model"
 
 
@@ -83,7 +90,10 @@ def test_summary_and_markdown_print_the_provenance_table(tmp_path: Path, capsys)
     printed = capsys.readouterr().out
     assert "By provenance of the expectation" in printed
     assert "upstream-observed" in printed and "derived" in printed
-    assert "| provenance | pass | fail | not-applicable | other |" in markdown.read_text()
+    assert (
+        "| provenance | pass | fail | not-applicable | unsupported | other |"
+        in markdown.read_text()
+    )
 
 
 def test_unknown_provenance_kinds_are_usage_errors() -> None:

@@ -61,3 +61,22 @@ def adapter(message):
     )
     outcomes = result.parseoutcomes()
     assert outcomes.get("skipped", 0) > 5 and "passed" not in outcomes
+
+
+def test_unsupported_requests_are_skipped_with_the_reason(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        no_text="""
+from rescind.conformance.driver import handle
+
+def adapter(message):
+    if message.get("op") == "canonical.input" and message["args"].get("format") == "text":
+        return {"id": message["id"], "unsupported": "no text payloads here"}
+    return handle(message)
+"""
+    )
+    pytester.syspathinsert()
+    result = pytester.runpytest(
+        "--rescind-adapter", "no_text:adapter", "--rescind-select", "canon.text.release", "-rs"
+    )
+    result.assert_outcomes(skipped=2)
+    result.stdout.fnmatch_lines(["*unsupported: no text payloads here*"])

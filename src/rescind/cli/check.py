@@ -235,7 +235,7 @@ def _plain(text: object) -> Text:
 def _print_summary(result: RunReport) -> None:
     console = Console()
     table = Table(title=_plain(f"Rescind conformance: {result.implementation} {result.version}"))
-    for column in ("source", "checks", "pass", "fail", "error", "n/a", "other"):
+    for column in ("source", "checks", "pass", "fail", "error", "n/a", "unsupported", "other"):
         table.add_column(column, justify="right" if column != "source" else "left")
     by_source: dict[str, dict[str, int]] = {}
     for item in result.results:
@@ -243,7 +243,9 @@ def _print_summary(result: RunReport) -> None:
         row[item.outcome.status] = row.get(item.outcome.status, 0) + 1
     for source, row in sorted(by_source.items()):
         other = sum(
-            v for k, v in row.items() if k not in ("pass", "fail", "error", "not-applicable")
+            v
+            for k, v in row.items()
+            if k not in ("pass", "fail", "error", "not-applicable", "unsupported")
         )
         table.add_row(
             _plain(source),
@@ -252,6 +254,7 @@ def _print_summary(result: RunReport) -> None:
             str(row.get("fail", 0)),
             str(row.get("error", 0)),
             str(row.get("not-applicable", 0)),
+            str(row.get("unsupported", 0)),
             str(other),
         )
     console.print(table)
@@ -321,7 +324,7 @@ def _print_failure(console: Console, item: Any, vectors: Any) -> None:
 def _provenance_table(result: RunReport) -> Table:
     table = Table(title="By provenance of the expectation")
     table.add_column("provenance")
-    for column in ("pass", "fail", "n/a", "other"):
+    for column in ("pass", "fail", "n/a", "unsupported", "other"):
         table.add_column(column, justify="right")
     for label, row in reports.counts_by_provenance(result).items():
         table.add_row(
@@ -329,6 +332,7 @@ def _provenance_table(result: RunReport) -> Table:
             str(row["pass"]),
             str(row["fail"]),
             str(row["not-applicable"]),
+            str(row["unsupported"]),
             str(row.get("other", 0)),
         )
     return table

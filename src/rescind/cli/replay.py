@@ -10,7 +10,8 @@ from typing import Any
 from rescind.cli import UsageError
 from rescind.conformance.driver import handle
 from rescind.conformance.drivertext import visible
-from rescind.conformance.explore import REPLAY_FORMAT, replay
+from rescind.conformance.explore import REPLAY_FORMAT
+from rescind.conformance.explore_engine import replay_verdict
 from rescind.conformance.harness import DEFAULT_TIMEOUT, Driver, InProcessDriver, SubprocessDriver
 from rescind.reference.errors import RescindError
 
@@ -27,8 +28,10 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "replay",
         help="re-run a minimal disagreement saved by differential exploration",
-        description="Exit code 0: the implementation now agrees with the saved expectation; "
-        "1: it still disagrees; 2: the file or the driver is unusable.",
+        description="Exit code 0: the implementation now agrees with the saved expectation "
+        '(a member it answers {"unsupported": reason} is not compared, and is named); '
+        "1: it still disagrees; 2: the file or the driver is unusable; 3: the driver answers "
+        "unsupported (it cannot express the trace: neither agreement nor disagreement).",
     )
     parser.add_argument("file", type=Path)
     parser.add_argument("--impl", metavar="COMMAND", help="an implementation's driver command")
@@ -67,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     )
     hello = driver.hello
     try:
-        problem = replay(document, driver)
+        verdict = replay_verdict(document, driver)
     finally:
         driver.close()
     steps = len(document["args"].get("steps", []))
@@ -77,8 +80,13 @@ def run(args: argparse.Namespace) -> int:
         f"compared: the reply of {who} ({where}) to {document['op']} ({steps} steps) with the "
         f"expected answer saved in {args.file} (the reference's answer when it was recorded)"
     )
-    if problem is None:
-        print("agrees: the reply matches the saved expectation")
-        return 0
-    print(f"disagrees: {visible(problem)}")
-    return 1
+    if verdict.unsupported is not None:
+        print(visible(verdict.unsupported))
+        return 3
+    if verdict.problem is not None:
+        print(f"disagrees: {visible(verdict.problem)}")
+        return 1
+    unanswered = verdict.unanswered
+    in_part = f"; answered in part: unanswered {', '.join(unanswered)}" if unanswered else ""
+    print(f"agrees: the reply matches the saved expectation{visible(in_part)}")
+    return 0
