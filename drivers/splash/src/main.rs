@@ -1,0 +1,1 @@
+fn main() { println!("{}", splash_protocol::PROTOCOL_VERSION); }
