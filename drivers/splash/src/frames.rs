@@ -1,13 +1,17 @@
 //! Capability `frames`: message lines, frame tags, seal/open traces, the pipe bootstrap.
 
+use std::collections::BTreeMap;
 use std::io::Cursor;
 
 use serde_json::{json, Map, Value};
-use splash_protocol::{PrivatePipeWorkerBootstrap, SessionKey, WorkerMessage};
+use splash_protocol::{
+    AuthenticatedWorkerMessage, PrivatePipeWorkerBootstrap, SessionAuthenticator, SessionKey,
+    SessionRole, WorkerMessage, PROTOCOL_VERSION,
+};
 
 use crate::codes;
 use crate::text::{bad, hex, str_arg, text_arg};
-use crate::{Answer, OpResult};
+use crate::{Answer, BadRequest, OpResult};
 
 pub fn message(args: &Map<String, Value>) -> OpResult {
     let line = text_arg(args, "line")?;
@@ -63,6 +67,137 @@ pub fn bootstrap(args: &Map<String, Value>) -> OpResult {
     }
 }
 
-pub fn trace(_args: &Map<String, Value>) -> OpResult {
-    Ok(Answer::unsupported("frame traces are not implemented yet"))
+/// Counters of a `SessionAuthenticator` have no public accessor.
+pub const PRIVATE_COUNTERS: &str =
+    "SessionAuthenticator's next outgoing/incoming sequences are private (splash-protocol \
+     SessionAuthenticator::next_outgoing_sequence, next_incoming_sequence)";
+
+/// The most frames the driver seals or opens to bring a fresh authenticator to a starting
+/// sequence given in the setup (upstream has no public way to start elsewhere than 1).
+const MAX_ADVANCE: u64 = 100_000;
+
+fn role(name: &str) -> Option<SessionRole> {
+    match name {
+        "host" => Some(SessionRole::Host),
+        "worker" => Some(SessionRole::Worker),
+        _ => None,
+    }
+}
+
+fn peer(role: SessionRole) -> SessionRole {
+    match role {
+        SessionRole::Host => SessionRole::Worker,
+        SessionRole::Worker => SessionRole::Host,
+    }
+}
+
+fn close_session(session_id: &str) -> WorkerMessage {
+    WorkerMessage::CloseSession { protocol_version: PROTOCOL_VERSION, session_id: session_id.to_owned() }
+}
+
+/// A fresh authenticator, moved to the setup's starting sequences by sealing (outgoing) and
+/// by opening frames sealed by a peer with the same key (incoming). `Err(Answer)` when the
+/// setup is refused by upstream or cannot be reached this way.
+fn authenticator(spec: &Map<String, Value>) -> Result<Result<SessionAuthenticator, Answer>, BadRequest> {
+    let session_id = str_arg(spec, "session_id")?;
+    let key = hex(str_arg(spec, "key")?)?;
+    let role = role(str_arg(spec, "role")?).ok_or_else(|| bad("role is host or worker"))?;
+    let start = |key: &str| match spec.get(key) {
+        None => Ok(1),
+        Some(value) => value.as_u64().ok_or_else(|| bad(format!("{key} is not a u64"))),
+    };
+    let (outgoing, incoming) = (start("next_outgoing")?, start("next_incoming")?);
+    Ok((|| {
+        if outgoing == 0 || incoming == 0 || outgoing > MAX_ADVANCE || incoming > MAX_ADVANCE {
+            return Err(Answer::unsupported(format!(
+                "a starting sequence other than 1..={MAX_ADVANCE} cannot be reached through \
+                 upstream's public API (SessionAuthenticator::new starts at 1; {PRIVATE_COUNTERS})"
+            )));
+        }
+        let make = |role| {
+            let key = SessionKey::from_slice(&key).map_err(|e| codes::protocol(&e))?;
+            SessionAuthenticator::new(session_id, key, role).map_err(|e| codes::protocol(&e))
+        };
+        let mut party = make(role)?;
+        for _ in 1..outgoing {
+            party.seal(close_session(session_id)).map_err(|e| codes::protocol(&e))?;
+        }
+        if incoming > 1 {
+            let mut sender = make(peer(role))?;
+            for _ in 1..incoming {
+                let frame = sender.seal(close_session(session_id)).map_err(|e| codes::protocol(&e))?;
+                party.open(frame).map_err(|e| codes::protocol(&e))?;
+            }
+        }
+        Ok(party)
+    })())
+}
+
+pub fn trace(args: &Map<String, Value>) -> OpResult {
+    let setup = match args.get("setup") {
+        Some(Value::Object(setup)) => setup,
+        _ => return Err(bad("setup is not an object")),
+    };
+    let specs = match setup.get("authenticators") {
+        Some(Value::Object(specs)) => specs,
+        _ => return Err(bad("setup.authenticators is not an object")),
+    };
+    let mut parties: BTreeMap<String, SessionAuthenticator> = BTreeMap::new();
+    for (name, spec) in specs {
+        let spec = spec.as_object().ok_or_else(|| bad("an authenticator is an object"))?;
+        match authenticator(spec)? {
+            Ok(party) => {
+                parties.insert(name.clone(), party);
+            }
+            Err(answer) => return Ok(answer),
+        }
+    }
+    let steps = args.get("steps").and_then(Value::as_array).ok_or_else(|| bad("steps is not a list"))?;
+    let mut outcomes = Vec::new();
+    let mut checkpoints = Map::new();
+    for step in steps {
+        let call = step.get("call").and_then(Value::as_str).unwrap_or("");
+        let empty = Map::new();
+        let step_args = step.get("args").and_then(Value::as_object).unwrap_or(&empty);
+        let by = str_arg(step_args, "by")?;
+        let party = parties.get_mut(by).ok_or_else(|| bad(format!("no authenticator {by}")))?;
+        let outcome = match call {
+            "seal" => {
+                let text = text_arg(step_args, "message")?;
+                match serde_json::from_str::<WorkerMessage>(&text) {
+                    Err(_) => step_error("serialization"),
+                    Ok(message) => match party.seal(message).and_then(|frame| frame.to_json_line()) {
+                        Ok(frame) => json!({"result": {"frame": frame}}),
+                        Err(error) => step_error(&codes::variant_code(&error)),
+                    },
+                }
+            }
+            "open" => {
+                let text = text_arg(step_args, "frame")?;
+                let opened = AuthenticatedWorkerMessage::from_json_line(&text)
+                    .and_then(|frame| party.open(frame))
+                    .and_then(|message| message.to_json_line());
+                match opened {
+                    Ok(message) => json!({"result": {"message": message}}),
+                    Err(error) => step_error(&codes::variant_code(&error)),
+                }
+            }
+            "counters" => json!({"result": {"unsupported": PRIVATE_COUNTERS}}),
+            other => return Err(bad(format!("unknown frame call {other}"))),
+        };
+        let stop = outcome.pointer("/result/unsupported").is_some();
+        outcomes.push(outcome);
+        if let Some(name) = step.get("checkpoint").and_then(Value::as_str) {
+            checkpoints.insert(name.to_owned(), json!({"unsupported": PRIVATE_COUNTERS}));
+        }
+        if stop {
+            break;
+        }
+    }
+    checkpoints.insert("final".to_owned(), json!({"unsupported": PRIVATE_COUNTERS}));
+    Ok(Answer::Ok(json!({"steps": outcomes, "checkpoints": checkpoints})))
+}
+
+pub fn step_error(code: &str) -> Value {
+    json!({"error": code, "definite": true})
 }
