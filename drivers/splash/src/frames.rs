@@ -68,9 +68,8 @@ pub fn bootstrap(args: &Map<String, Value>) -> OpResult {
 }
 
 /// Counters of a `SessionAuthenticator` have no public accessor.
-pub const PRIVATE_COUNTERS: &str =
-    "SessionAuthenticator's next outgoing/incoming sequences are private (splash-protocol \
-     SessionAuthenticator::next_outgoing_sequence, next_incoming_sequence)";
+/// (splash-protocol SessionAuthenticator::next_outgoing_sequence, next_incoming_sequence.)
+pub const PRIVATE_COUNTERS: &str = "private: SessionAuthenticator sequence counters";
 
 /// The most frames the driver seals or opens to bring a fresh authenticator to a starting
 /// sequence given in the setup (upstream has no public way to start elsewhere than 1).
@@ -110,8 +109,8 @@ fn authenticator(spec: &Map<String, Value>) -> Result<Result<SessionAuthenticato
     Ok((|| {
         if outgoing == 0 || incoming == 0 || outgoing > MAX_ADVANCE || incoming > MAX_ADVANCE {
             return Err(Answer::unsupported(format!(
-                "a starting sequence other than 1..={MAX_ADVANCE} cannot be reached through \
-                 upstream's public API (SessionAuthenticator::new starts at 1; {PRIVATE_COUNTERS})"
+                "sequence-start-unreachable: a starting sequence outside 1..={MAX_ADVANCE} \
+                 (SessionAuthenticator::new starts at 1)"
             )));
         }
         let make = |role| {
@@ -182,16 +181,16 @@ pub fn trace(args: &Map<String, Value>) -> OpResult {
                     Err(error) => step_error(&codes::variant_code(&error)),
                 }
             }
-            "counters" => json!({"result": {"unsupported": PRIVATE_COUNTERS}}),
+            "counters" => json!({"unsupported": PRIVATE_COUNTERS}),
             other => return Err(bad(format!("unknown frame call {other}"))),
         };
-        let stop = outcome.pointer("/result/unsupported").is_some();
+        let stop = outcome.get("unsupported").is_some();
         outcomes.push(outcome);
-        if let Some(name) = step.get("checkpoint").and_then(Value::as_str) {
-            checkpoints.insert(name.to_owned(), json!({"unsupported": PRIVATE_COUNTERS}));
-        }
         if stop {
             break;
+        }
+        if let Some(name) = step.get("checkpoint").and_then(Value::as_str) {
+            checkpoints.insert(name.to_owned(), json!({"unsupported": PRIVATE_COUNTERS}));
         }
     }
     checkpoints.insert("final".to_owned(), json!({"unsupported": PRIVATE_COUNTERS}));

@@ -122,7 +122,17 @@ fn reply(id: &Value, answer: Answer) -> Value {
     }
 }
 
+thread_local! {
+    static LINE: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+}
+
+/// The request line being answered (for the written order of object members).
+pub fn current_line() -> String {
+    LINE.with(|line| line.borrow().clone())
+}
+
 fn handle(line: &str, forwarder: &mut forward::Forwarder) -> (String, bool) {
+    LINE.with(|current| *current.borrow_mut() = line.to_owned());
     let request: Value = match serde_json::from_str(line) {
         Ok(Value::Object(request)) => Value::Object(request),
         _ => {
