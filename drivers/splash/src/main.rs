@@ -15,6 +15,7 @@ mod forward;
 mod frames;
 mod grants;
 mod journal;
+mod sha256;
 mod storage;
 mod text;
 
