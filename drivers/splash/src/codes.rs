@@ -14,6 +14,10 @@ pub fn variant_code(error: &impl Debug) -> String {
         .chars()
         .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
         .collect();
+    if name == "Serialization" {
+        // serde_json's own message, for the log only (the reply carries the code).
+        eprintln!("rescind-splash-driver: {debug}");
+    }
     snake(&name)
 }
 
