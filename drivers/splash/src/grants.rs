@@ -28,7 +28,6 @@ macro_rules! encode {
         serde_json::to_string($value).map_err(|_| Answer::error("serialization"))
     };
 }
-pub(crate) use {decode, encode};
 
 fn grant_result(grant: &CapabilityGrant) -> Result<Value, Answer> {
     let fingerprint = grant.compensation_fingerprint().map_err(|e| codes::protocol(&e))?;
