@@ -56,9 +56,8 @@ pub fn input(args: &Map<String, Value>) -> OpResult {
         "rescind-splash-driver: canonical.input accepted, size {size}, canonical input {}",
         if canonical.len() <= 256 { to_hex(&canonical) } else { format!("{} bytes", canonical.len()) }
     );
-    Ok(Answer::unsupported(
-        "hostInputFingerprint is computed only by splash-workflow, which the vendored sources \
-         cannot build (makepad, getrandom absent); workerInputFingerprint is private \
-         (splash-protocol worker_operation_input_fingerprint)",
-    ))
+    // hostInputFingerprint: splash-workflow's workflow_operation_input_fingerprint (the
+    // crate cannot be built from the vendored sources: makepad, getrandom absent);
+    // workerInputFingerprint: splash-protocol's private worker_operation_input_fingerprint.
+    Ok(Answer::unsupported("private: input fingerprints (hostInputFingerprint is splash-workflow's)"))
 }

@@ -26,10 +26,9 @@ pub fn message(args: &Map<String, Value>) -> OpResult {
 }
 
 pub fn tag(_args: &Map<String, Value>) -> OpResult {
-    Ok(Answer::unsupported(
-        "auth_payload and a tag at a chosen sequence are private upstream \
-         (splash-protocol AuthenticationPayload, authentication_tag)",
-    ))
+    // splash-protocol's AuthenticationPayload and authentication_tag are private; a tag is
+    // public only inside a frame sealed at the sealer's next sequence.
+    Ok(Answer::unsupported("private: frame authentication payload and tag"))
 }
 
 pub fn bootstrap(args: &Map<String, Value>) -> OpResult {
@@ -55,11 +54,8 @@ pub fn bootstrap(args: &Map<String, Value>) -> OpResult {
             let bytes = hex(str_arg(args, "bytes")?)?;
             let mut reader = Cursor::new(bytes);
             Ok(match PrivatePipeWorkerBootstrap::read_from(&mut reader) {
-                Ok(bootstrap) => Answer::unsupported(format!(
-                    "decoded session {} but the key of a PrivatePipeWorkerBootstrap has no \
-                     public accessor (splash-protocol PrivatePipeWorkerBootstrap::key)",
-                    bootstrap.session_id()
-                )),
+                // The session id is public (session_id()), the key is not.
+                Ok(_) => Answer::unsupported("private: PrivatePipeWorkerBootstrap key"),
                 Err(error) => codes::bootstrap(&error),
             })
         }

@@ -27,8 +27,9 @@ const MAX_REVISION_WALK: u64 = 10_000;
 /// Why a step or case has no upstream form.
 const KEY_LENGTH: &str = "key-length-unrepresentable: StorageKey::from_bytes takes exactly 32 bytes";
 const OUT_OF_RANGE: &str = "u64-arguments: upstream takes a u64 revision or fencing token";
-const INJECTION: &str = "no-backend-state-injection: VolatileMemoryStore's state is private \
-    and upstream has no public way to write a raw record, floor or fence";
+/// VolatileMemoryStore's maps are private; upstream has no public way to write a raw record,
+/// floor or fence.
+const INJECTION: &str = "no-backend-state-injection: VolatileMemoryStore state is private";
 const KEY_IDS: &str = "private: StorageKeyring key ids (only active_key_id is public)";
 
 /// A failure of a storage step: a code, or a step upstream cannot express.
@@ -190,10 +191,9 @@ pub fn tag(args: &Map<String, Value>) -> OpResult {
         let key = key?;
         let revision = revision?;
         if revision == 0 || revision > MAX_REVISION_WALK {
-            return Err(Failure::Unsupported(
-                "revision-unreachable: upstream seals only through create (revision 1) and \
-                 replace (one more than an authentic record); the driver walks at most 10000",
-            ));
+            // Upstream seals only in create (revision 1) and in replace of an authentic record
+            // (one more); the driver walks at most MAX_REVISION_WALK replaces.
+            return Err(Failure::Unsupported("revision-unreachable: sealed only by create/replace"));
         }
         // Seal through upstream's own store: create at 1, then replace up to `revision`.
         let mut store = AuthenticatedStore::new(VolatileMemoryStore::default(), StorageKeyring::new(id, key));
