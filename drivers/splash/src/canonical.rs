@@ -2,16 +2,22 @@
 //!
 //! Upstream's public path: serde_json parses the payload text into a `Value` (number mode
 //! per build), `ToolPayload::validate_for` checks envelope, depth and size and returns the
-//! size, and `canonical_operation_input_bytes` gives the canonical input bytes. The result
-//! also needs `hostInputFingerprint`, which only `splash-workflow` computes (not buildable
-//! from the vendored sources), so an accepted payload is answered `unsupported`; a payload
-//! that upstream rejects is answered with upstream's error.
+//! size, and `canonical_operation_input_bytes` gives the canonical input bytes (`canonicalJson`
+//! is their JSON component, after the 4-byte format tag and the 8-byte length).
+//! `workerInputFingerprint` is what `WorkerOperationJournal::admit` records for a dispatch
+//! request carrying the payload, read back through the public
+//! `WorkerOperationRecord::input_fingerprint`. `hostInputFingerprint` is computed only by
+//! `splash-workflow` (not buildable from the vendored sources): that member is answered
+//! `{"unsupported": reason}`. A payload upstream rejects is answered with upstream's error.
 
-use serde_json::{Map, Value};
-use splash_protocol::{canonical_operation_input_bytes, EnvelopeFormat, ToolPayload};
+use serde_json::{json, Map, Value};
+use splash_protocol::{
+    canonical_operation_input_bytes, CapabilityGrant, CapabilityManifest, EnvelopeFormat,
+    OperationDispatchRequest, ProtocolError, SessionAuthorizer, ToolPayload, WorkerOperationJournal,
+};
 
 use crate::codes;
-use crate::text::{bad, hex, str_arg, to_hex};
+use crate::text::{bad, hex, str_arg, to_hex, unsupported};
 use crate::{Answer, OpResult};
 
 pub fn input(args: &Map<String, Value>) -> OpResult {
@@ -52,12 +58,69 @@ pub fn input(args: &Map<String, Value>) -> OpResult {
         Ok(bytes) => bytes,
         Err(error) => return Ok(codes::protocol(&error)),
     };
-    eprintln!(
-        "rescind-splash-driver: canonical.input accepted, size {size}, canonical input {}",
-        if canonical.len() <= 256 { to_hex(&canonical) } else { format!("{} bytes", canonical.len()) }
-    );
-    // hostInputFingerprint: splash-workflow's workflow_operation_input_fingerprint (the
-    // crate cannot be built from the vendored sources: makepad, getrandom absent);
-    // workerInputFingerprint: splash-protocol's private worker_operation_input_fingerprint.
-    Ok(Answer::unsupported("private: input fingerprints (hostInputFingerprint is splash-workflow's)"))
+    let mut result = json!({
+        "canonicalInputHex": to_hex(&canonical),
+        "size": size,
+        "workerInputFingerprint": worker_input_fingerprint(payload, format, size),
+        // splash-workflow's workflow_operation_input_fingerprint: the crate cannot be built
+        // from the vendored sources (makepad, getrandom absent).
+        "hostInputFingerprint": unsupported(HOST_FINGERPRINT),
+    });
+    if format == EnvelopeFormat::Json {
+        result["canonicalJson"] = match json_component(&canonical) {
+            Some(text) => json!(text),
+            None => unsupported("canonical input bytes without a UTF-8 JSON component"),
+        };
+    }
+    Ok(Answer::Ok(result))
+}
+
+const HOST_FINGERPRINT: &str =
+    "splash-workflow: workflow_operation_input_fingerprint (crate not buildable from the vendored sources)";
+
+/// The JSON component of canonical input bytes: `json`, its length as a big-endian u64, the
+/// bytes (the layout `canonical_operation_input_bytes` writes).
+fn json_component(canonical: &[u8]) -> Option<&str> {
+    let rest = canonical.strip_prefix(b"json")?;
+    let (length, body) = rest.split_at_checked(8)?;
+    let length = u64::from_be_bytes(length.try_into().ok()?);
+    (length == body.len() as u64).then_some(())?;
+    std::str::from_utf8(body).ok()
+}
+
+/// The input fingerprint upstream's worker journal records for a dispatch request carrying
+/// `payload`: a fresh `SessionAuthorizer` over a manifest with one grant for the payload's
+/// format (its `max_input_bytes` the largest a grant holds) authorizes the request, a fresh
+/// `WorkerOperationJournal` admits it, and the record's public `input_fingerprint()` is read.
+fn worker_input_fingerprint(payload: ToolPayload, format: EnvelopeFormat, size: usize) -> Value {
+    const TOOL: &str = "rescind.canonical";
+    const KEY: &str = "rescind-canonical-input";
+    let Ok(maximum) = u32::try_from(size) else {
+        return unsupported("a payload above u32::MAX bytes fits no grant (max_input_bytes is a u32)");
+    };
+    let grant = CapabilityGrant {
+        tool: TOOL.to_owned(),
+        format,
+        max_calls: 1,
+        max_input_bytes: maximum.max(1),
+        max_output_bytes: 1,
+        max_compensations: 0,
+        resources: Default::default(),
+    };
+    let recorded = (|| -> Result<Option<String>, ProtocolError> {
+        let mut authorizer = SessionAuthorizer::new(CapabilityManifest::new("rescind", vec![grant])?)?;
+        let request = OperationDispatchRequest::new("rescind", "rescind-request", TOOL, KEY, payload)?;
+        let authorized = authorizer.authorize_operation(request)?;
+        let mut journal = WorkerOperationJournal::new("rescind")?;
+        journal.admit(&authorized)?;
+        Ok(journal.operation(KEY).map(|record| record.input_fingerprint().to_owned()))
+    })();
+    match recorded {
+        Ok(Some(fingerprint)) => json!(fingerprint),
+        Ok(None) => unsupported("the journal kept no record of the admitted request"),
+        Err(error) => unsupported(format!(
+            "a dispatch request carrying this payload is refused ({})",
+            codes::variant_code(&error)
+        )),
+    }
 }

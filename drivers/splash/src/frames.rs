@@ -6,11 +6,11 @@ use std::io::Cursor;
 use serde_json::{json, Map, Value};
 use splash_protocol::{
     AuthenticatedWorkerMessage, PrivatePipeWorkerBootstrap, SessionAuthenticator, SessionKey,
-    SessionRole, WorkerMessage, PROTOCOL_VERSION,
+    SessionRole, WorkerMessage, PROTOCOL_VERSION, SESSION_KEY_BYTES,
 };
 
 use crate::codes;
-use crate::text::{bad, hex, str_arg, text_arg};
+use crate::text::{bad, hex, str_arg, text_arg, unsupported};
 use crate::{Answer, BadRequest, OpResult};
 
 pub fn message(args: &Map<String, Value>) -> OpResult {
@@ -25,11 +25,56 @@ pub fn message(args: &Map<String, Value>) -> OpResult {
     })
 }
 
-pub fn tag(_args: &Map<String, Value>) -> OpResult {
-    // splash-protocol's AuthenticationPayload and authentication_tag are private; a tag is
-    // public only inside a frame sealed at the sealer's next sequence.
-    Ok(Answer::unsupported("private: frame authentication payload and tag"))
+/// `frames.tag`: the tag is the `auth_tag` of the frame upstream seals for `message` at
+/// `sequence` with the sender's role (a fresh `SessionAuthenticator`, brought to that sequence
+/// by sealing `sequence - 1` frames first). `auth_payload` (upstream's private
+/// `AuthenticationPayload`, serialized inside the private `authentication_tag`) is answered
+/// `{"unsupported": why}`.
+pub fn tag(args: &Map<String, Value>) -> OpResult {
+    let key = hex(str_arg(args, "key")?)?;
+    let role = role(str_arg(args, "sender")?).ok_or_else(|| bad("sender is host or worker"))?;
+    let session_id = str_arg(args, "session_id")?;
+    let sequence = args.get("sequence").and_then(Value::as_u64).ok_or_else(|| bad("sequence is not a u64"))?;
+    let text = text_arg(args, "message")?;
+    let key = match SessionKey::from_slice(&key) {
+        Ok(key) => key,
+        Err(error) => return Ok(codes::protocol(&error)),
+    };
+    let mut sealer = match SessionAuthenticator::new(session_id, key, role) {
+        Ok(sealer) => sealer,
+        Err(error) => return Ok(codes::protocol(&error)),
+    };
+    let Ok(message) = serde_json::from_str::<WorkerMessage>(&text) else {
+        return Ok(Answer::error("serialization"));
+    };
+    if sequence == 0 || sequence > MAX_ADVANCE {
+        return Ok(Answer::unsupported(format!(
+            "sequence-start-unreachable: a tag is sealed only at the sealer's next sequence; \
+             the driver reaches 1..={MAX_ADVANCE}"
+        )));
+    }
+    for _ in 1..sequence {
+        if let Err(error) = sealer.seal(close_session(session_id)) {
+            return Ok(codes::protocol(&error));
+        }
+    }
+    // seal checks the frame's line too (to_json_line), so a sealed frame is a sendable one.
+    let tag = match sealer.seal(message) {
+        Ok(frame) => frame.auth_tag,
+        // The tag exists only inside a frame upstream seals; a refused seal (invalid message,
+        // other session, frame too large) leaves no upstream tag to show.
+        Err(error) => {
+            return Ok(Answer::unsupported(format!(
+                "private: frame authentication tag (upstream refuses to seal this frame: {})",
+                codes::variant_code(&error)
+            )))
+        }
+    };
+    Ok(Answer::Ok(json!({"tag": tag, "auth_payload": unsupported(AUTH_PAYLOAD)})))
 }
+
+/// Why `auth_payload` is not answered.
+const AUTH_PAYLOAD: &str = "private: AuthenticationPayload (serialized only inside authentication_tag)";
 
 pub fn bootstrap(args: &Map<String, Value>) -> OpResult {
     match str_arg(args, "operation")? {
@@ -53,19 +98,42 @@ pub fn bootstrap(args: &Map<String, Value>) -> OpResult {
         "decode" => {
             let bytes = hex(str_arg(args, "bytes")?)?;
             let mut reader = Cursor::new(bytes);
-            Ok(match PrivatePipeWorkerBootstrap::read_from(&mut reader) {
-                // The session id is public (session_id()), the key is not.
-                Ok(_) => Answer::unsupported("private: PrivatePipeWorkerBootstrap key"),
-                Err(error) => codes::bootstrap(&error),
-            })
+            let bootstrap = match PrivatePipeWorkerBootstrap::read_from(&mut reader) {
+                Ok(bootstrap) => bootstrap,
+                Err(error) => return Ok(codes::bootstrap(&error)),
+            };
+            // The session id has a public accessor; the key has none, but the public
+            // `write_to` writes the bootstrap back with the key as its last 32 bytes.
+            let rest = &reader.get_ref()[reader.position() as usize..];
+            let mut written = Vec::new();
+            let key = match bootstrap.write_to(&mut written) {
+                Ok(()) if written.len() >= SESSION_KEY_BYTES => {
+                    json!(crate::text::to_hex(&written[written.len() - SESSION_KEY_BYTES..]))
+                }
+                _ => unsupported("private: PrivatePipeWorkerBootstrap key (write_to failed)"),
+            };
+            Ok(Answer::Ok(json!({
+                "session_id": bootstrap.session_id(),
+                "key": key,
+                "rest": crate::text::to_hex(rest),
+            })))
         }
         other => Err(bad(format!("unknown bootstrap operation {other}"))),
     }
 }
 
-/// Counters of a `SessionAuthenticator` have no public accessor.
-/// (splash-protocol SessionAuthenticator::next_outgoing_sequence, next_incoming_sequence.)
-pub const PRIVATE_COUNTERS: &str = "private: SessionAuthenticator sequence counters";
+/// The counters of a `SessionAuthenticator`, both private (`next_outgoing_sequence`,
+/// `next_incoming_sequence` have no accessor): each member is `{"unsupported": why}`.
+fn counters() -> Value {
+    json!({
+        "next_outgoing": unsupported("private: SessionAuthenticator::next_outgoing_sequence"),
+        "next_incoming": unsupported("private: SessionAuthenticator::next_incoming_sequence"),
+    })
+}
+
+fn checkpoint(parties: &BTreeMap<String, SessionAuthenticator>) -> Value {
+    Value::Object(parties.keys().map(|name| (name.clone(), counters())).collect())
+}
 
 /// The most frames the driver seals or opens to bring a fresh authenticator to a starting
 /// sequence given in the setup (upstream has no public way to start elsewhere than 1).
@@ -177,19 +245,15 @@ pub fn trace(args: &Map<String, Value>) -> OpResult {
                     Err(error) => step_error(&codes::variant_code(&error)),
                 }
             }
-            "counters" => json!({"unsupported": PRIVATE_COUNTERS}),
+            "counters" => json!({"result": counters()}),
             other => return Err(bad(format!("unknown frame call {other}"))),
         };
-        let stop = outcome.get("unsupported").is_some();
         outcomes.push(outcome);
-        if stop {
-            break;
-        }
         if let Some(name) = step.get("checkpoint").and_then(Value::as_str) {
-            checkpoints.insert(name.to_owned(), json!({"unsupported": PRIVATE_COUNTERS}));
+            checkpoints.insert(name.to_owned(), checkpoint(&parties));
         }
     }
-    checkpoints.insert("final".to_owned(), json!({"unsupported": PRIVATE_COUNTERS}));
+    checkpoints.insert("final".to_owned(), checkpoint(&parties));
     Ok(Answer::Ok(json!({"steps": outcomes, "checkpoints": checkpoints})))
 }
 

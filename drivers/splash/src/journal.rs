@@ -14,7 +14,7 @@ use splash_protocol::{
 };
 
 use crate::codes;
-use crate::text::{bad, str_arg, text_arg, text_of, u64_arg};
+use crate::text::{bad, str_arg, text_arg, text_of, u64_arg, unsupported};
 use crate::{Answer, BadRequest, OpResult};
 
 /// Restrictions this driver declares in hello (see README.md, "Restrictions").
@@ -36,10 +36,40 @@ pub fn load(args: &Map<String, Value>) -> OpResult {
     })
 }
 
-/// Why an authorizer's counters cannot be shown.
-/// (splash-protocol SessionAuthorizer: only calls_for and compensations_for are public;
-/// compensation_identities, seen_request_ids and completed_request_ids are private.)
-const PRIVATE_COUNTERS: &str = "private: SessionAuthorizer counters";
+/// The members of an authorizer's counters that upstream keeps private: SessionAuthorizer's
+/// compensation_identities, seen_request_ids and completed_request_ids have no accessor
+/// (only calls_for and compensations_for are public).
+const PRIVATE_COUNTERS: [(&str, &str); 3] = [
+    ("compensation_identities", "private: SessionAuthorizer::compensation_identities"),
+    ("request_ids", "private: SessionAuthorizer::seen_request_ids"),
+    ("completed_results", "private: SessionAuthorizer::completed_request_ids"),
+];
+
+/// An authorizer's counters: `calls` and `compensations` per tool of its manifest through
+/// the public `calls_for` / `compensations_for` (a tool appears once it has spent one, as
+/// upstream's maps only get an entry then), the private members as `{"unsupported": why}`.
+fn counters(authorizer: &SessionAuthorizer) -> Value {
+    let tools: std::collections::BTreeSet<&str> =
+        authorizer.manifest().grants.iter().map(|grant| grant.tool.as_str()).collect();
+    let spent = |count: &dyn Fn(&str) -> u32| -> Map<String, Value> {
+        tools
+            .iter()
+            .map(|tool| (*tool, count(tool)))
+            .filter(|(_, n)| *n > 0)
+            .map(|(tool, n)| (tool.to_owned(), json!(n)))
+            .collect()
+    };
+    let mut body = Map::new();
+    body.insert("calls".to_owned(), Value::Object(spent(&|tool| authorizer.calls_for(tool))));
+    body.insert(
+        "compensations".to_owned(),
+        Value::Object(spent(&|tool| authorizer.compensations_for(tool))),
+    );
+    for (member, why) in PRIVATE_COUNTERS {
+        body.insert(member.to_owned(), unsupported(why));
+    }
+    Value::Object(body)
+}
 
 /// Why a raw request + grant pair that the authorizer refuses cannot be expressed.
 /// Upstream builds Authorized* values only through SessionAuthorizer::authorize_*; the driver
@@ -376,7 +406,7 @@ impl<'a> Run<'a> {
                 }
                 Step::Result(json!({}))
             }
-            "counters" => Step::Unsupported(PRIVATE_COUNTERS.to_owned()),
+            "counters" => Step::Result(counters(self.authorizer(args)?)),
             other => return Err(bad(format!("unknown call {other}"))),
         })
     }
@@ -384,7 +414,8 @@ impl<'a> Run<'a> {
     fn snapshot(&self) -> Value {
         let mut snapshot = json!({"journal": self.journal.as_ref().map(serialize)});
         if !self.authorizers.is_empty() {
-            snapshot["authorizers"] = json!({"unsupported": PRIVATE_COUNTERS});
+            let all = self.authorizers.iter().map(|(name, authorizer)| (name.clone(), counters(authorizer)));
+            snapshot["authorizers"] = Value::Object(all.collect());
         }
         snapshot
     }

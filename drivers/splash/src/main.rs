@@ -1,8 +1,9 @@
 //! A rescind-driver/1 driver (docs/driver-protocol.md) over upstream Splash's public crates.
 //!
 //! Every answer comes from a public item of `splash-protocol` or `splash-storage` at the
-//! commit named in Cargo.toml. Where upstream has no public way to compute a value, the
-//! operation (or, inside a trace, the step) is answered `unsupported` with the reason.
+//! commit named in Cargo.toml. Where upstream has no public way to compute one member of a
+//! result, that member is `{"unsupported": reason}`; where it cannot perform an operation (or,
+//! inside a trace, a step) at all, the operation (the step) is answered `unsupported`.
 //!
 //! Number mode: built with feature `ap` (the default) serde_json keeps number text
 //! (profile `splash-v5`); built without it, numbers are u64/i64/f64 (`splash-v5-f64`).
@@ -24,6 +25,7 @@ use std::io::{self, BufRead, Write};
 use serde_json::{json, Map, Value};
 
 pub const PROTOCOL: &str = "rescind-driver/1";
+pub const UPSTREAM_REPOSITORY: &str = "ymote/Splash";
 pub const UPSTREAM_COMMIT: &str = "623d57c5c524f062ed5ddf8995cbed5b7b98e380";
 
 #[cfg(feature = "ap")]
@@ -75,6 +77,7 @@ fn hello(forwarder: &mut forward::Forwarder) -> Value {
         "implementation": {
             "name": "splash-upstream",
             "version": UPSTREAM_COMMIT,
+            "upstream": {"repository": UPSTREAM_REPOSITORY, "commit": UPSTREAM_COMMIT},
             "numberMode": if cfg!(feature = "ap") { "arbitrary_precision" } else { "f64" },
             "driver": concat!("rescind-splash-driver ", env!("CARGO_PKG_VERSION")),
             "f64Driver": forwarder.describe(),

@@ -16,7 +16,7 @@ use splash_storage::{
 
 use crate::codes::variant_code;
 use crate::sha256::hex_digest;
-use crate::text::{bad, hex, str_arg, to_hex};
+use crate::text::{bad, hex, str_arg, to_hex, unsupported};
 use crate::{Answer, BadRequest, OpResult};
 
 const SHORT_PAYLOAD: usize = 1024;
@@ -30,7 +30,14 @@ const OUT_OF_RANGE: &str = "u64-arguments: upstream takes a u64 revision or fenc
 /// VolatileMemoryStore's maps are private; upstream has no public way to write a raw record,
 /// floor or fence.
 const INJECTION: &str = "no-backend-state-injection: VolatileMemoryStore state is private";
-const KEY_IDS: &str = "private: StorageKeyring key ids (only active_key_id is public)";
+/// A keyring step's result: the public `active_key_id`; `key_ids` (the private `keys` map's
+/// ids) as `{"unsupported": why}`.
+fn keyring_result(ring: &StorageKeyring) -> Value {
+    json!({
+        "active_key_id": ring.active_key_id().as_str(),
+        "key_ids": unsupported("private: StorageKeyring::keys (only active_key_id is public)"),
+    })
+}
 
 /// A failure of a storage step: a code, or a step upstream cannot express.
 enum Failure {
@@ -366,12 +373,12 @@ impl Trace {
                     let ring = store.keyring_mut();
                     let done = if op == "rotate_to" { ring.rotate_to(id, new_key) } else { ring.add_read_key(id, new_key) };
                     done.map_err(|e| Failure::Code(keyring_code(&e)))?;
-                    return Err(Failure::Unsupported(KEY_IDS));
+                    keyring_result(store.keyring())
                 }
                 "retire" => {
                     let id = key_id(&new_key_id.ok_or_else(|| Failure::Code("bad_request".into()))?)?;
                     store.keyring_mut().retire(&id).map_err(|e| Failure::Code(keyring_code(&e)))?;
-                    return Err(Failure::Unsupported(KEY_IDS));
+                    keyring_result(store.keyring())
                 }
                 "restore" | "copy_record" | "delete_record" | "set_record" | "set_floor"
                 | "set_fence" | "edit_field" | "plant" => return Err(Failure::Unsupported(INJECTION)),

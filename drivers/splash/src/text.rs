@@ -63,3 +63,8 @@ pub fn to_hex(bytes: &[u8]) -> String {
     }
     out
 }
+
+/// A member upstream's public API cannot answer: `{"unsupported": reason}` in its place.
+pub fn unsupported(reason: impl Into<String>) -> Value {
+    Value::Object(Map::from_iter([("unsupported".to_owned(), Value::String(reason.into()))]))
+}
