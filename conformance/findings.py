@@ -28,6 +28,32 @@ class ObservedDifference:
     """The upstream code site: ``owner/repository commit path symbol``."""
 
 
-OBSERVED_DIFFERENCES: tuple[ObservedDifference, ...] = ()
-"""Empty until an observation of upstream's code records a difference (none is committed
-yet: the integrator produces the first with the built Splash driver)."""
+_PROTOCOL = (
+    "ymote/Splash 623d57c5c524f062ed5ddf8995cbed5b7b98e380 crates/splash-protocol/src/lib.rs"
+)
+_STORAGE = "ymote/Splash 623d57c5c524f062ed5ddf8995cbed5b7b98e380 crates/splash-storage/src/lib.rs"
+
+OBSERVED_DIFFERENCES: tuple[ObservedDifference, ...] = (
+    ObservedDifference(
+        "message.cancel-opaque",
+        "F13",
+        f"{_PROTOCOL} WorkerMessage::from_json_line, WorkerCancellationRequest (tool)",
+    ),
+    ObservedDifference(
+        "message.result-kind", "F13", f"{_PROTOCOL} WorkerMessage::from_json_line, ToolResult"
+    ),
+    ObservedDifference(
+        "trace.wrong-kind-consumes-sequence",
+        "F13",
+        f"{_PROTOCOL} AuthenticatedWorkerMessage::from_json_line, WorkerCancellationRequest",
+    ),
+    ObservedDifference(
+        "trace.open-opaque-bad-session-token",
+        "F13",
+        f"{_PROTOCOL} AuthenticatedWorkerMessage::from_json_line, WorkerCancellationRequest",
+    ),
+    ObservedDifference("tag.key.all-zero", "F14", f"{_STORAGE} StorageKey::from_bytes"),
+    ObservedDifference("trace.keyring-errors", "F14", f"{_STORAGE} StorageKeyring::add_read_key"),
+)
+"""Observed with drivers/splash (conformance/observations/): each stays Rescind's expectation,
+explained by its finding."""
