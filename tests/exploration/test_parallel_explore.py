@@ -12,6 +12,7 @@ import pytest
 from rescind.cli import main
 from rescind.conformance import parallel_explore
 from rescind.conformance.checks import Check, Outcome
+from rescind.conformance.explore_areas import AREAS
 
 
 def _explored(
@@ -29,7 +30,7 @@ def test_workers_explore_what_the_runner_would(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     alone = _explored(1, capsys, tmp_path)
-    assert len(alone) == 4 and all("8 traces" in message for _, message in alone)
+    assert len(alone) == len(AREAS) and all("8 traces" in message for _, message in alone)
     assert _explored(2, capsys, tmp_path) == alone
 
 
