@@ -86,7 +86,8 @@ def test_provenance_filter_model_keeps_the_non_vector_checks(capsys) -> None:  #
 
 def test_summary_and_markdown_print_the_provenance_table(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     markdown = tmp_path / "report.md"
-    assert main([*FAST, "--select", "codec.", "--markdown", str(markdown)]) == 0
+    selection = ["--select", "codec.", "--select", "ledger.codec."]
+    assert main([*FAST, *selection, "--markdown", str(markdown)]) == 0
     printed = capsys.readouterr().out
     assert "By provenance of the expectation" in printed
     assert "upstream-observed" in printed and "derived" in printed

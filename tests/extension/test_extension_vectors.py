@@ -87,11 +87,20 @@ def _without_the_operation(message: Mapping[str, Any]) -> dict[str, Any]:
     return answer
 
 
-def test_a_plain_driver_that_reconciles_or_ignores_the_request_fails() -> None:
-    for handler in (_reconciles_anyway, _without_the_operation):
-        report = run_checks(_checks(), lambda handler=handler: InProcessDriver(handler))
-        failing = {r.check.id for r in report.results if r.outcome.status == "fail"}
-        assert failing == PLAIN and report.exit_code() == 1, handler.__name__
+def test_a_plain_driver_that_reconciles_anyway_fails() -> None:
+    report = run_checks(_checks(), lambda: InProcessDriver(_reconciles_anyway))
+    failing = {r.check.id for r in report.results if r.outcome.status == "fail"}
+    assert failing == PLAIN and report.exit_code() == 1
+
+
+def test_a_plain_driver_without_the_operation_is_unsupported_never_passed() -> None:
+    """Answering ``unsupported`` is the driver saying it cannot express the request: the two
+    plain-profile checks are reported so (never a pass), and no other check changes."""
+    report = run_checks(_checks(), lambda: InProcessDriver(_without_the_operation))
+    by_status = {r.check.id: r.outcome.status for r in report.results}
+    assert {i for i, status in by_status.items() if status == "unsupported"} == PLAIN
+    assert not {i for i, status in by_status.items() if status == "fail"}
+    assert report.exit_code() == 0
 
 
 def test_the_gate_vector_expects_the_refusal_under_splash_v5() -> None:

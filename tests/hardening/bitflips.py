@@ -252,14 +252,20 @@ def sqlite_flips(
     that answers an empty journal at revision 0 is the journal silently read as absent."""
     meaning = load_sqlite_journal(original, scope)
     data = original.read_bytes()
+    anchor_path = Path(f"{original}.anchor")
+    anchor = anchor_path.read_bytes() if anchor_path.exists() else None
     tally = Tally()
     absent_bits: list[int] = []
     with tempfile.TemporaryDirectory(prefix="rescind-flip-") as scratch:
         target = Path(scratch) / "flipped.sqlite"
         for bit, flipped in flips(data, bits):
-            for suffix in ("", "-wal", "-shm"):
+            for suffix in ("", "-wal", "-shm", ".anchor"):
                 Path(f"{target}{suffix}").unlink(missing_ok=True)
             target.write_bytes(flipped)
+            if anchor is not None:
+                # The store's rollback anchor lives beside the file; without it every copy
+                # would be refused as store_corrupt before a flipped byte is read.
+                Path(f"{target}.anchor").write_bytes(anchor)
             outcome = _classify(lambda: load_sqlite_journal(target, scope), meaning)
             if outcome == "forged":
                 try:
