@@ -283,6 +283,7 @@ def observe(
     record what it answered. ``upstream`` is needed when the driver's hello does not say."""
     log: list[tuple[str, dict[str, Any]]] = []
     seen: dict[str, Observed] = {}
+    topic_of: dict[str, str] = {}
     declared: list[Upstream | None] = []
 
     def start() -> Driver:
@@ -298,6 +299,7 @@ def observe(
             if unanswered:
                 answered = "partial"
             seen[check.id] = Observed(answered, reply_digest(exchanges), unanswered)
+            topic_of[check.id] = check.source
         log.clear()
 
     log.clear()
@@ -316,6 +318,12 @@ def observe(
         raise InvalidObservation(
             reason="no upstream: give --upstream, or implementation.upstream in hello"
         )
+    # A topic the upstream does not define (the sagas, Rescind's extension) is never evidence
+    # about it, whatever the driver answered: recorded as not applicable.
+    observable = OBSERVABLE_TOPICS.get(hello_upstream.repository, frozenset())
+    for check_id, topic in topic_of.items():
+        if topic not in observable:
+            seen[check_id] = Observed("not-applicable", reply_digest([]), ())
     stem = name or re.sub(r"[^a-z0-9.-]+", "-", report.implementation.lower()).strip("-.")
     return Observation(
         name=stem,
@@ -374,12 +382,14 @@ def in_part_note(observation: Observation, seen: Observed) -> str:
 def derive(
     files: Iterable[VectorFile],
     observations: Sequence[Observation],
-    differences: Sequence[ObservedDifference] = OBSERVED_DIFFERENCES,
+    differences: Sequence[ObservedDifference] | None = None,
 ) -> tuple[list[VectorFile], list[str]]:
     """The vector files with provenance derived from ``observations``, and the problems that
     forbid exporting them (an unlisted difference, a stale finding, an unknown id, an
     observation of another upstream commit)."""
     files = list(files)
+    if differences is None:
+        differences = OBSERVED_DIFFERENCES
     problems: list[str] = []
     pinned = _pinned()
     for observation in observations:
