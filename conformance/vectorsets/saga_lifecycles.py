@@ -268,6 +268,17 @@ def _scenario(definition: dict[str, Any], *cases: dict[str, Any], **extra: Any) 
     return {"definition": definition, "cases": list(cases), **extra}
 
 
+def _retry_while_in_flight(concurrency: str) -> dict[str, Any]:
+    """A COMPENSATION_FAULTED case whose step's first compensation item is still RUNNING
+    (SG-93); ``batched`` is named in the scenario, the sequential default is not."""
+    extra = {} if concurrency == "sequential" else {"concurrency": concurrency}
+    running = _item(
+        "i-a-cmp-1", "undo-step-a", "RUNNING", compensation=True, compensatesItemId="i-a"
+    )
+    faulted = _case([_item("i-a", "step-a"), running], status="COMPENSATION_FAULTED")
+    return _scenario(ONE_STEP, faulted, **extra)
+
+
 CASE_SCENARIOS: list[
     tuple[str, str, str, tuple[str, ...], dict[str, Any], list[dict[str, Any]]]
 ] = [
@@ -392,22 +403,7 @@ CASE_SCENARIOS: list[
         "a retry from COMPENSATION_FAULTED while the step's first compensation item is still "
         "RUNNING: sequential mode dispatches a second item for the same original",
         ("InFlightRetry",),
-        _scenario(
-            ONE_STEP,
-            _case(
-                [
-                    _item("i-a", "step-a"),
-                    _item(
-                        "i-a-cmp-1",
-                        "undo-step-a",
-                        "RUNNING",
-                        compensation=True,
-                        compensatesItemId="i-a",
-                    ),
-                ],
-                status="COMPENSATION_FAULTED",
-            ),
-        ),
+        _retry_while_in_flight("sequential"),
         [COMPENSATE],
     ),
     (
@@ -416,23 +412,7 @@ CASE_SCENARIOS: list[
         "the same retry in batched mode (the design): the step with an item in flight is not "
         "dispatched again",
         ("CodeVersusDesign",),
-        _scenario(
-            ONE_STEP,
-            _case(
-                [
-                    _item("i-a", "step-a"),
-                    _item(
-                        "i-a-cmp-1",
-                        "undo-step-a",
-                        "RUNNING",
-                        compensation=True,
-                        compensatesItemId="i-a",
-                    ),
-                ],
-                status="COMPENSATION_FAULTED",
-            ),
-            concurrency="batched",
-        ),
+        _retry_while_in_flight("batched"),
         [COMPENSATE],
     ),
     (

@@ -577,6 +577,11 @@ _UNCONFIRMED_RULES = frozenset({"SG-24"})
 """Rules whose scenarios touch confirmed code but whose own detail is not confirmed upstream."""
 
 
+def _agentctl_compiler(symbols: str) -> Provenance:
+    commit, path = AGENTCTL_COMPILER_EXPANSION
+    return upstream("upstream-code", AGENTCTL, commit, path, symbols)
+
+
 def provenance_of(test_id: str, rule: str, flags: tuple[str, ...]) -> Provenance:
     """agentctl scenarios whose deciding function was read (docs/spec/edge-cases.md) rest on
     that code; Rescind's choices are assumed; everything else is derived from the rules."""
@@ -590,12 +595,7 @@ def provenance_of(test_id: str, rule: str, flags: tuple[str, ...]) -> Provenance
             "plan_compensation", note="the selection is a BTreeSet built from the selected slice"
         )
     if rule == "SG-92":
-        commit, path = AGENTCTL_COMPILER_EXPANSION
-        return upstream(
-            "upstream-code",
-            AGENTCTL,
-            commit,
-            path,
+        return _agentctl_compiler(
             "compile_compensation (check order; returns None without action: or for an unknown"
             " action), compile (compile_compensation in one loop over the tasks,"
             " validate_compensation_templates in a second); diagnostics are Rescind's shape",
@@ -610,12 +610,7 @@ def provenance_of(test_id: str, rule: str, flags: tuple[str, ...]) -> Provenance
             " render error (compensation_input_unavailable)",
         )
     if rule == "SG-90":
-        commit, path = AGENTCTL_COMPILER_EXPANSION
-        return upstream(
-            "upstream-code",
-            AGENTCTL,
-            commit,
-            path,
+        return _agentctl_compiler(
             "expand_tasks (children keep compensate, the aggregate's is cleared),"
             " expanded_task_id; dsl.rs ForeachDefinition (binding defaults to item)",
         )
