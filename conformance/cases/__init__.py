@@ -134,7 +134,10 @@ def parse_table(topic: str, text: str, families: Mapping[str, Family] | None = N
         jsonschema.validate(document, _schema())
     except jsonschema.ValidationError as error:
         where = "/".join(str(part) for part in error.absolute_path)
-        raise CaseTableError(f"{topic}.toml at /{where}: {error.message}") from None
+        # the validator's own message may quote the offending value, which can be a payload
+        raise CaseTableError(
+            f"{topic}.toml at /{where}: violates the table schema ({error.validator})"
+        ) from None
     if document["topic"] != topic:
         raise CaseTableError(f"{topic}.toml says it is topic {document['topic']!r}")
     known = dict(families or {})

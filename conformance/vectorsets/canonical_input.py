@@ -1,25 +1,18 @@
-"""Topic ``canonical-input``: canonical input bytes and both input fingerprints."""
+"""Topic ``canonical-input``: canonical input bytes and both input fingerprints.
+
+The cases are rows of ``conformance/cases/canonical-input.toml`` (plus the generated families
+of ``canonical_families``); this module only turns a row into a vector by asking the reference
+for the answer in both number modes."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from rescind.conformance import operations
-from rescind.conformance.provenance import Provenance, derived, joined, observed, upstream
+from rescind.conformance import cases, operations
+from rescind.conformance.cases import CaseRow, CaseTable
 from rescind.conformance.vectorformat import Flag, VectorFile, VectorGroup, VectorTest
-from rescind.conformance.vectorsets._canonical_cases import (
-    ESCAPE_CASES,
-    NUMBER_CASES,
-    ORDER_CASES,
-    PROBE_INPUTS,
-    PROBE_JSON,
-    QUIRK_CASES,
-    REJECT_CASES,
-    STRUCTURE_CASES,
-    TEXT_CASES,
-    WHITESPACE_CASES,
-    Case,
-)
+from rescind.conformance.vectorsets import canonical_families
 from rescind.reference.errors import RescindError
 from rescind.reference.jsonparse import parse_json
 from rescind.reference.numbers import NumberMode
@@ -110,188 +103,68 @@ TEST_SCHEMA: dict[str, Any] = {
 }
 
 
-def case_input(case: Case) -> dict[str, Any]:
-    """The vector's ``input`` object, which is also the ``canonical.input`` request."""
-    result: dict[str, Any] = {"format": case.format}
-    if case.data_hex is not None:
-        result["hex"] = case.data_hex
-    else:
-        result["text"] = case.text
-    if case.max_input_bytes is not None:
-        result["maxInputBytes"] = case.max_input_bytes
-    return result
-
-
-def evaluate(case: Case, mode: NumberMode) -> dict[str, Any]:
-    """The reference's answer for one case in one number mode."""
-    request = case_input(case)
+def evaluate(request: Mapping[str, Any], mode: NumberMode) -> dict[str, Any]:
+    """The reference's answer for one request in one number mode."""
+    asked = dict(request)
     if mode is not NumberMode.AP:
-        request["profile"] = mode.value
-    return operations.expected("canonical.input", request)
+        asked["profile"] = mode.value
+    return operations.expected("canonical.input", asked)
 
 
-_COMPUTED = "bytes, size and fingerprints computed from that text by the reference (CJ-25 to CJ-28)"
-_HOST_FP = "hostInputFingerprint (when there is one) computed by the reference (CJ-28)"
-
-
-def _depth_rows() -> dict[str, tuple[str, str]]:
-    """Depth cases and the probe row printing their outcome (and size when accepted)."""
-    rows = {}
-    for count, depth in ((30, 31), (31, 32), (32, 33)):
-        rows[f"depth.arrays-{count}-object"] = (
-            f"{count} arrays around {{}} (total container depth {depth})",
-            "CJ-23",
-        )
-        rows[f"depth.arrays-{count}-scalar"] = (
-            f"{count} arrays around scalar 1 (scalar depth {depth})",
-            "CJ-23",
-        )
-    rows["depth.arrays-31-array"] = ("31 arrays around []", "CJ-23")
-    rows["depth.arrays-32-array"] = ("32 arrays around []", "CJ-23")
-    rows["depth.objects-32"] = ("32 nested objects", "CJ-23")
-    rows["depth.objects-33"] = ("33 nested objects", "CJ-23")
-    return rows
-
-
-def _probed(case: Case) -> Provenance | None:
-    """The probe rows that show this case's answer, when there are any.
-
-    Only ``UpstreamProbe`` cases have rows; what a row does not print (the host fingerprint,
-    and bytes derived from a printed canonical text) is named in the citation's scope."""
-    probe_name = {entry[0]: name for name, entry in PROBE_JSON.items()}.get(case.id)
-    if probe_name is not None:
-        return joined(
-            observed("out_ap.txt", f"JSON {probe_name}", scope=_HOST_FP),
-            observed("out_noap.txt", f"JSON {probe_name}", scope="the splash-v5-f64 answer"),
-        )
-    if case.id.startswith("text.") and "UpstreamProbe" in case.flags:
-        return observed("out_ap.txt", f"TEXT {case.id.removeprefix('text.')}", scope=_HOST_FP)
-    if case.id.startswith("number.") and "UpstreamProbe" in case.flags:
-        assert case.text is not None
-        label = f"num {case.text.strip('[]')}"
-        return observed(
-            "out_other.txt", label, scope=f"after `--- AP extra` (AP), before it (f64); {_COMPUTED}"
-        )
-    if case.id.startswith("root.") and "UpstreamProbe" in case.flags:
-        return observed("out_ap.txt", f"root {case.text}")
-    depth = _depth_rows().get(case.id)
-    if depth is not None:
-        return observed("out_ap.txt", depth[0], scope=f"outcome and size; {_COMPUTED}")
-    if case.id in ("parse.nesting-128", "parse.nesting-129"):
-        return observed("out_ap.txt", f"parse {case.id.rsplit('-', 1)[1]} nested arrays")
-    return None
-
-
-SERDE_JSON_1_0_150 = "a1ae73ac6a6940a4a57c673aebaa13ed4dfe3e8c"
-"""The serde_json release commit (tag v1.0.150) that Splash's Cargo.lock pins."""
-
-
-def provenance_of(case: Case) -> Provenance:
-    probed = _probed(case)
-    if probed is not None:
-        return probed
-    if "UnprobedReading" in case.flags:
-        # Read in serde_json's source at the release Splash locks; never run on this form, so
-        # the result stays acceptable until a probe observes it.
-        return upstream(
-            "upstream-code",
-            "serde-rs/json",
-            SERDE_JSON_1_0_150,
-            "src/value/de.rs",
-            "ValueVisitor::visit_map, KeyClassifier (the unescaped first key); src/number.rs"
-            " NumberFromString; src/de.rs parse_any_signed_number (CJ-11); not run upstream",
-        )
-    if case.id.startswith("parse.nesting-"):
-        return derived(
-            case.rule,
-            "CJ-23",
-            note="out_other.txt rows `parse 126 nested arrays` and `parse 127 nested arrays` "
-            "show only that the parser accepts the text; the depth error is CJ-23's",
-        )
-    return derived(case.rule)
-
-
-def to_test(case: Case) -> VectorTest:
-    expected = evaluate(case, NumberMode.AP)
-    flags = list(case.flags)
-    informative = evaluate(case, NumberMode.F64)
+def to_test(row: CaseRow) -> VectorTest:
+    expected = evaluate(row.input, NumberMode.AP)
+    flags = list(row.flags)
+    # The flags added here describe the computed answer (another answer in the other number
+    # mode, a duplicate or reserved key the parser met), never the evidence behind it.
+    informative = evaluate(row.input, NumberMode.F64)
     if informative != expected:
         expected = {**expected, "f64": informative}
         flags.append("NumberModeDiffers")
-    reserved = case.text is not None and '"$serde_json::private::Number"' in case.text
-    if reserved and case.format == "json" and "ReservedNumberKey" not in flags:
+    text = row.input.get("text")
+    is_json = row.input["format"] == "json" and isinstance(text, str)
+    if is_json and '"$serde_json::private::Number"' in text and "ReservedNumberKey" not in flags:
         flags.append("ReservedNumberKey")
-    if case.text is not None and _has_duplicate_key(case) and "DuplicateKeyLastWins" not in flags:
+    if is_json and _has_duplicate_key(text) and "DuplicateKeyLastWins" not in flags:
         flags.append("DuplicateKeyLastWins")
-    result = "invalid" if "error" in expected else "valid"
-    if case.acceptable:
-        result = "acceptable"
     return VectorTest(
-        id=f"canon.{case.id}",
-        rule=case.rule,
-        comment=case.comment,
-        input=case_input(case),
+        id=row.id,
+        rule=row.rule,
+        comment=row.comment,
+        input=dict(row.input),
         expected=expected,
-        result=result,
+        result=cases.intended(row, "invalid" if "error" in expected else "valid"),
         flags=tuple(flags),
-        provenance=provenance_of(case),
+        provenance=row.provenance,
     )
 
 
-def _has_duplicate_key(case: Case) -> bool:
-    if case.format != "json" or case.text is None:
-        return False
+def _has_duplicate_key(text: str) -> bool:
     seen: list[str] = []
 
     def observe(kind: str, _: str) -> None:
         seen.append(kind)
 
     try:
-        parse_json(case.text, NumberMode.AP, observe)
+        parse_json(text, NumberMode.AP, observe)
     except RescindError:
         return False
     return "duplicate_key" in seen
 
 
-def _probe_cases() -> list[Case]:
-    cases = []
-    for name, (case_id, rule, comment) in PROBE_JSON.items():
-        cases.append(Case(case_id, rule, PROBE_INPUTS[name], comment, ("UpstreamProbe",)))
-    return cases
+def table() -> CaseTable:
+    """The shipped case table with its generated families."""
+    return cases.load("canonical-input", canonical_families.FAMILIES)
 
 
-GROUPS: tuple[tuple[str, str], ...] = (
-    ("text", "Text payloads"),
-    ("probe", "Rows of upstream's probe output"),
-    ("numbers", "Number spellings in both number modes"),
-    ("strings", "String escaping"),
-    ("objects", "Key order and duplicate keys"),
-    ("whitespace", "Whitespace independence"),
-    ("structure", "Root, depth, recursion and size boundaries"),
-    ("rejects", "Inputs upstream refuses to parse"),
-    ("quirks", "The reserved number key"),
-)
-
-
-def build() -> VectorFile:
-    by_group: dict[str, list[Case]] = {
-        "text": TEXT_CASES,
-        "probe": _probe_cases(),
-        "numbers": NUMBER_CASES,
-        "strings": ESCAPE_CASES,
-        "objects": ORDER_CASES,
-        "whitespace": WHITESPACE_CASES,
-        "structure": STRUCTURE_CASES,
-        "rejects": REJECT_CASES,
-        "quirks": QUIRK_CASES,
-    }
+def build(source: CaseTable | None = None) -> VectorFile:
+    """The topic's vector file, from the shipped table or from ``source``."""
     groups = [
         VectorGroup(
             type="CanonicalInputTest",
-            attributes={"group": name, "description": description},
-            tests=tuple(to_test(case) for case in by_group[name]),
+            attributes={"group": group.name, "description": group.description},
+            tests=tuple(to_test(row) for row in group.rows),
         )
-        for name, description in GROUPS
+        for group in (source or table()).groups
     ]
     return VectorFile(
         topic="canonical-input",
