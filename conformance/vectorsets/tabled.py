@@ -20,7 +20,8 @@ from rescind.conformance.vectorformat import VectorGroup, VectorTest
 from rescind.reference.errors import RescindError
 
 
-def error_only(error: RescindError) -> dict[str, Any]:
+def error_only(error: Exception) -> dict[str, Any]:
+    assert isinstance(error, RescindError)
     return {"error": error.code}
 
 
@@ -29,13 +30,15 @@ class Computation:
     """How one group's expected values are computed."""
 
     answer: Callable[[Mapping[str, Any]], dict[str, Any]]
-    refusal: Callable[[RescindError], dict[str, Any]] = error_only
+    refusal: Callable[[Exception], dict[str, Any]] = error_only
+    refused: tuple[type[Exception], ...] = (RescindError,)
+    """The exceptions by which ``answer`` says the reference refuses the input."""
 
 
 def tabled_test(row: CaseRow, computation: Computation) -> VectorTest:
     try:
         expected, computed = computation.answer(row.input), "valid"
-    except RescindError as error:
+    except computation.refused as error:
         expected, computed = computation.refusal(error), "invalid"
     return VectorTest(
         row.id,
