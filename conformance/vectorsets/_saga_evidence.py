@@ -10,18 +10,6 @@ from __future__ import annotations
 from rescind.conformance.provenance import Provenance, upstream
 
 AGENTCTL = "opensourceops/agentctl"
-AGENTCTL_RUNTIME = (
-    "07b0f0827efb8c368e7563ae621a1a5f99639013",
-    "crates/agentctl-runtime/src/lib.rs",
-)
-AGENTCTL_COMPILER = (
-    "6c4c92db429c8f956e77631f678b4ded890ac398",
-    "crates/agentctl-core/src/compiler.rs",
-)
-AGENTCTL_COMPILER_EXPANSION = (
-    "07b0f0827efb8c368e7563ae621a1a5f99639013",
-    "crates/agentctl-core/src/compiler.rs",
-)
 AGENTCTL_TEMPLATE = (
     "27bc5a717df32188e794b63ed29de25173b4f53d",
     "crates/agentctl-core/src/template.rs",
@@ -42,11 +30,6 @@ def _with(text: str, note: str) -> str:
     return f"{text}; {note}" if note else text
 
 
-def agentctl_code(*symbols: str, note: str = "") -> Provenance:
-    commit, path = AGENTCTL_RUNTIME
-    return upstream("upstream-code", AGENTCTL, commit, path, _with(", ".join(symbols), note))
-
-
 def casehub_code(*symbols: str, note: str = "") -> Provenance:
     repository, commit, path = CASEHUB_ENGINE
     names = ", ".join(f"CaseCompensationServiceImpl.{symbol}" for symbol in symbols)
@@ -59,25 +42,8 @@ def casehub_design(section: str, note: str = "") -> Provenance:
     return upstream("design-doc", repository, commit, path, _with(f"section {section}", note))
 
 
-# docs/spec/edge-cases.md: the upstream functions that decide each agentctl scenario; the
+# docs/spec/edge-cases.md: the upstream functions that decide each CaseHub case scenario; the
 # scenarios it marks "not confirmed" are absent.
-AGENTCTL_SCENARIO_CODE: dict[str, tuple[str, ...]] = {
-    "ag-s1": ("plan_compensation", "compensate", "finalize_compensation_run"),
-    "ag-s2": ("plan_compensation", "compensate"),
-    "ag-s3": ("plan_compensation",),
-    "ag-s4": ("plan_compensation",),
-    "ag-s5": ("plan_compensation",),
-    "ag-s6": ("plan_compensation",),
-    "ag-s7": ("plan_compensation",),
-    "ag-s9": ("drive",),
-    "ag-s10": ("drive",),
-    "ag-s12": ("plan_compensation",),
-    "ag-s13": ("plan_compensation",),
-    "ag-s14": ("plan_compensation",),
-    "ag-s21": ("plan_compensation",),
-}
-
-# The same for the CaseHub case scenarios.
 CASEHUB_SCENARIO_CODE: dict[str, tuple[str, ...]] = {
     "ch-s1": ("compensate", "fireNextCompensationStep"),
     "ch-s2": ("onCompensationPlanItemStateChanged", "transitionToCompensated"),
