@@ -27,12 +27,15 @@ def error_only(error: Exception) -> dict[str, Any]:
 
 @attrs.frozen
 class Computation:
-    """How one group's expected values are computed."""
+    """How one group's expected values are computed; called with a row, gives its vector."""
 
     answer: Callable[[Mapping[str, Any]], dict[str, Any]]
     refusal: Callable[[Exception], dict[str, Any]] = error_only
     refused: tuple[type[Exception], ...] = (RescindError,)
     """The exceptions by which ``answer`` says the reference refuses the input."""
+
+    def __call__(self, row: CaseRow) -> VectorTest:
+        return tabled_test(row, self)
 
 
 def tabled_test(row: CaseRow, computation: Computation) -> VectorTest:
@@ -52,15 +55,19 @@ def tabled_test(row: CaseRow, computation: Computation) -> VectorTest:
     )
 
 
+RowToVector = Callable[[CaseRow], VectorTest]
+"""A group's builder: a ``Computation``, or a topic's own (e.g. traces checked step by step)."""
+
+
 def tabled_groups(
-    table: CaseTable, computations: Mapping[str, Computation]
+    table: CaseTable, computations: Mapping[str, RowToVector]
 ) -> tuple[VectorGroup, ...]:
-    """The vector groups of ``table``, in its order; every group needs a computation."""
+    """The vector groups of ``table``, in its order; every group needs a builder."""
     groups = []
     for group in table.groups:
         computation = computations.get(group.name)
         if computation is None:
             raise cases.CaseTableError(f"{table.topic}.toml group {group.name} has no computation")
-        tests = tuple(tabled_test(row, computation) for row in group.rows)
+        tests = tuple(computation(row) for row in group.rows)
         groups.append(VectorGroup(group.name, tests, dict(group.extra.get("attributes", {}))))
     return tuple(groups)
