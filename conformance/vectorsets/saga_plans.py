@@ -19,10 +19,16 @@ from rescind.conformance.interpreters.saga_documents import (
 )
 from rescind.conformance.provenance import upstream
 from rescind.conformance.vectorformat import Flag, VectorFile
-from rescind.conformance.vectorsets._saga_evidence import AGENTCTL, AGENTCTL_TEMPLATE
 from rescind.conformance.vectorsets.tabled import Computation, tabled_groups
 
 TOPIC = "saga-plans"
+
+AGENTCTL = "opensourceops/agentctl"
+AGENTCTL_TEMPLATE = (
+    "27bc5a717df32188e794b63ed29de25173b4f53d",
+    "crates/agentctl-core/src/template.rs",
+)
+"""The agentctl template engine at the commit that was read (the SG-81 template classes)."""
 
 NOTES = (
     Flag(
