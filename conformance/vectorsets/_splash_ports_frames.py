@@ -5,7 +5,7 @@
 Upstream's helpers: ``manifest()`` is session ``session-1`` with ``json_grant`` (math.add,
 json, 2 calls, 128 bytes in and out, network origin math-api, no compensation);
 ``session_key(b)`` is 32 bytes ``b``. A frame trace opens frames by their text, so a frame
-the trace seals is also written out here (``_sealed``, the frames topic's recipe) and every
+the trace seals is also written out here (``sealed``, the frames topic's recipe) and every
 port checks that the sealed text is exactly that frame.
 """
 
@@ -17,6 +17,7 @@ from typing import Any
 
 import attrs
 
+from rescind.conformance.interpreters.frame_lines import run_bootstrap, run_message
 from rescind.conformance.interpreters.frame_trace import run_frame_trace
 from rescind.conformance.vectorformat import VectorTest
 from rescind.conformance.vectorsets._splash_port_support import (
@@ -30,7 +31,7 @@ from rescind.conformance.vectorsets._splash_port_support import (
 )
 from rescind.conformance.vectorsets._splash_ports_protocol import JSON_GRANT
 from rescind.conformance.vectorsets._worker_fixtures import manifest, operation_result
-from rescind.conformance.vectorsets.frames import _sealed, run_bootstrap, run_message
+from rescind.conformance.vectorsets.frames import sealed
 from rescind.reference.errors import RescindError
 
 OPEN = '{"type":"open_session","manifest":' + manifest(JSON_GRANT) + "}"
@@ -269,17 +270,17 @@ def _pair(key: str) -> dict[str, Any]:
     return {"host": _party("host", key), "worker": _party("worker", key)}
 
 
-OPEN_07 = _sealed(1, OPEN, key=KEY_07)
-CLOSE_FROM_WORKER_07 = _sealed(1, CLOSE, sender="worker", key=KEY_07)
+OPEN_07 = sealed(1, OPEN, key=KEY_07)
+CLOSE_FROM_WORKER_07 = sealed(1, CLOSE, sender="worker", key=KEY_07)
 TAMPERED_07 = json.dumps(
     {**json.loads(OPEN_07), "message": json.loads(CLOSE)}, separators=(",", ":")
 )
-OPEN_13 = _sealed(1, OPEN, key=KEY_13)
-OPEN_17 = _sealed(1, OPEN, key=KEY_17)
-CANCEL_17 = _sealed(2, CANCEL, key=KEY_17)
-CANCELLED_17 = _sealed(1, CANCELLED_UNSUPPORTED, sender="worker", key=KEY_17)
-RECONCILE_07 = _sealed(1, RECONCILE, key=KEY_07)
-RECONCILED_07 = _sealed(1, RECONCILED, sender="worker", key=KEY_07)
+OPEN_13 = sealed(1, OPEN, key=KEY_13)
+OPEN_17 = sealed(1, OPEN, key=KEY_17)
+CANCEL_17 = sealed(2, CANCEL, key=KEY_17)
+CANCELLED_17 = sealed(1, CANCELLED_UNSUPPORTED, sender="worker", key=KEY_17)
+RECONCILE_07 = sealed(1, RECONCILE, key=KEY_07)
+RECONCILED_07 = sealed(1, RECONCILED, sender="worker", key=KEY_07)
 
 FRAME_PORTS = [
     FramePort(

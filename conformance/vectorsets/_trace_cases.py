@@ -8,7 +8,7 @@ regression in the reference cannot silently rewrite a vector.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import attrs
@@ -111,43 +111,55 @@ def vector(case: Case, provenance: Provenance) -> VectorTest:
 
 
 SETUP_KEYS = ("profile", "grants", "requests", "authorizers", "journal")
-"""A trace setup's parts, in the order a vector lists them (``trace_input``)."""
+"""A worker trace setup's parts, in the order a vector lists them (``trace_input``)."""
 
 
-def trace_vector(row: CaseRow) -> VectorTest:
-    """The vector of a tabled trace. Each step of the row's input states the outcome its
-    author intends (``expect``: "ok" or an error code); the vector's input is the trace without
-    those, its expectation what the reference computes, and a step whose computed outcome
-    differs from the intended one refuses the export."""
-    steps = row.input["steps"]
-    setup = row.input.get("setup", {})
-    unknown = sorted(set(row.input) - {"setup", "steps"}) + sorted(set(setup) - set(SETUP_KEYS))
-    if unknown:
-        raise CaseTableError(f"row {row.id}: a trace has no {', '.join(unknown)}")
-    # A table may write the setup after the steps and its parts in any order (TOML puts
-    # sub-tables last); the vector always lists them in the one documented order.
-    document = {
-        "setup": {key: setup[key] for key in SETUP_KEYS if key in setup},
-        "steps": [{key: value for key, value in step.items() if key != "expect"} for step in steps],
-    }
-    expected = run_trace(document)
-    for index, (step, outcome) in enumerate(zip(steps, expected["steps"], strict=True)):
-        actual = outcome_code(outcome)
-        if actual != step["expect"]:
-            raise CaseTableError(
-                f"row {row.id} step {index} ({step['call']}): intended {step['expect']},"
-                f" the reference computes {actual}"
-            )
-    return VectorTest(
-        id=row.id,
-        rule=row.rule,
-        comment=row.comment,
-        input=document,
-        expected=expected,
-        result=cases.intended(row, "valid"),
-        flags=row.flags,
-        provenance=row.provenance,
-    )
+def trace_builder(
+    run: Callable[[Mapping[str, Any]], dict[str, Any]], setup_keys: tuple[str, ...] = SETUP_KEYS
+) -> Callable[[CaseRow], VectorTest]:
+    """The vector builder of a tabled trace that ``run`` interprets. Each step of the row's
+    input states the outcome its author intends (``expect``: "ok" or an error code); the
+    vector's input is the trace without those, its expectation what the reference computes,
+    and a step whose computed outcome differs from the intended one refuses the export."""
+
+    def to_vector(row: CaseRow) -> VectorTest:
+        steps = row.input["steps"]
+        setup = row.input.get("setup", {})
+        unknown = sorted(set(row.input) - {"setup", "steps"}) + sorted(set(setup) - set(setup_keys))
+        if unknown:
+            raise CaseTableError(f"row {row.id}: a trace has no {', '.join(unknown)}")
+        # A table may write the setup after the steps and its parts in any order (TOML puts
+        # sub-tables last); the vector always lists them in the one documented order.
+        document = {
+            "setup": {key: setup[key] for key in setup_keys if key in setup},
+            "steps": [
+                {key: value for key, value in step.items() if key != "expect"} for step in steps
+            ],
+        }
+        expected = run(document)
+        for index, (step, outcome) in enumerate(zip(steps, expected["steps"], strict=True)):
+            actual = outcome_code(outcome)
+            if actual != step["expect"]:
+                raise CaseTableError(
+                    f"row {row.id} step {index} ({step['call']}): intended {step['expect']},"
+                    f" the reference computes {actual}"
+                )
+        return VectorTest(
+            id=row.id,
+            rule=row.rule,
+            comment=row.comment,
+            input=document,
+            expected=expected,
+            result=cases.intended(row, "valid"),
+            flags=row.flags,
+            provenance=row.provenance,
+        )
+
+    return to_vector
+
+
+trace_vector = trace_builder(run_trace)
+"""Worker journal and authorizer traces."""
 
 
 TRACE_INPUT_SCHEMA: dict[str, Any] = {
