@@ -1,57 +1,37 @@
 """Every check the runner knows, in run order: model proofs, vectors, scenarios, exploration.
 
-Sources register themselves here so ``rescind check`` and the pytest plugin see one list.
+``SOURCES`` lists every other source of checks, so ``rescind check`` and the pytest plugin
+see one list.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from pathlib import Path
 
-import attrs
 from hypothesis.database import ExampleDatabase
 
+from rescind.conformance import source_canonical_fast, source_explore, source_saga_refinement
 from rescind.conformance.checks import Check, Outcome, Status
 from rescind.conformance.harness import Driver
 from rescind.conformance.proofs import ProofRunner
 from rescind.conformance.sharding import Shard, choose_seed
+from rescind.conformance.sourcespec import (
+    EXPLORATION,
+    CheckSource,
+    DriverFactory,
+    SourceOptions,
+)
 from rescind.conformance.vectorchecks import vector_checks
-
-DriverFactory = Callable[[], Driver]
-EXPLORATION = "exploration"
-"""The source of exploration checks: in a sharded run each is a slice named for its shard."""
-
-
-@attrs.frozen
-class SourceOptions:
-    explore_examples: int | None = None
-    """Differential exploration budget in traces; ``None`` for the default, 0 for none."""
-    replay_directory: Path = Path("rescind-replays")
-    """Where minimal disagreements are saved (created only when there is one)."""
-    seed: int = 0
-    """The run's exploration seed (``sharding.choose_seed``)."""
-    shard: Shard | None = None
-    """This run's shard: it explores its slice of each budget (``sharding``)."""
-    example_db: ExampleDatabase | None = None
-    """Hypothesis' example database for exploration (``example_db``); ``None`` for none."""
-
-
-CheckSource = Callable[[DriverFactory, SourceOptions], list[Check]]
-
-_EXTRA_SOURCES: list[CheckSource] = []
-
-
-def register_source(source: CheckSource) -> CheckSource:
-    """Add a source of checks (scenarios, exploration); called at import by that module."""
-    _EXTRA_SOURCES.append(source)
-    return source
 
 
 def model_checks(proofs: ProofRunner | None = None) -> list[Check]:
     """The model proofs as checks; ``proofs`` runs them (default: each in this process when it
     runs, no cache)."""
-    from rescind.model.checks import PASSING, discover_checks
+    # imported here, not at the top: the proof modules load z3, which a run without the
+    # model (--no-model, the pytest plugin's vector items) never needs
+    from rescind.model.catalog import discover_checks
+    from rescind.model.checks import PASSING
     from rescind.model.checks import Check as ModelCheck
 
     runner = ProofRunner() if proofs is None else proofs
@@ -99,27 +79,19 @@ def all_checks(
     """Every check; with ``shard``, only the checks that shard owns (its exploration slices
     included). ``seed`` ``None`` chooses one (``sharding.choose_seed``). ``proofs`` runs the
     model checks (cache, worker processes; ``model_checks``)."""
-    _load_sources()
     options = SourceOptions(explore_steps, replay_directory, choose_seed(seed), shard, example_db)
     checks: list[Check] = model_checks(proofs) if include_model else []
     checks += vector_checks()
-    for source in _EXTRA_SOURCES:
+    for source in SOURCES:
         checks += source(start_driver, options)
     if shard is not None:
         checks = [c for c in checks if c.source == EXPLORATION or shard.owns(c.id)]
     return checks
 
 
-SOURCE_MODULES: tuple[str, ...] = (
-    "source_saga_refinement",
-    "source_canonical_fast",
-    "source_explore",
+SOURCES: tuple[CheckSource, ...] = (
+    source_saga_refinement.saga_refinement_checks,
+    source_canonical_fast.canonical_fast_checks,
+    source_explore.exploration_checks,
 )
-"""Every module that registers a check source, in run order."""
-
-
-def _load_sources() -> None:
-    import importlib
-
-    for name in SOURCE_MODULES:
-        importlib.import_module(f"rescind.conformance.{name}")
+"""Every source of checks beyond the model and the vectors, in run order."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from rescind.conformance.operations import BadRequest, arg, operation
+from rescind.conformance.opspec import BadRequest, Declared, arg
 from rescind.reference.digests import host_input_fingerprint, worker_input_fingerprint
 from rescind.reference.jsonparse import parse_json
 from rescind.reference.numbers import NumberMode
@@ -37,7 +37,6 @@ def payload_from_args(args: Mapping[str, Any]) -> ToolPayload:
     return ToolPayload.json(parse_json(data, mode), mode)
 
 
-@operation("canonical.input", capability="canonical")
 def canonical_input(args: Mapping[str, Any]) -> dict[str, Any]:
     payload = payload_from_args(args)
     maximum = args.get("maxInputBytes")
@@ -50,3 +49,6 @@ def canonical_input(args: Mapping[str, Any]) -> dict[str, Any]:
     result["workerInputFingerprint"] = worker_input_fingerprint(payload)
     result["hostInputFingerprint"] = host_input_fingerprint(payload)
     return result
+
+
+OPERATIONS = (Declared("canonical.input", "canonical", canonical_input),)

@@ -9,9 +9,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from rescind.conformance.interpreters.compensation_reconcile import run_compensation_reconcile
-from rescind.conformance.operations import arg, operation
+from rescind.conformance.opspec import Declared, arg
 
 
-@operation("session.compensation-reconcile", capability="session")
 def compensation_reconcile(args: Mapping[str, Any]) -> dict[str, Any]:
     return run_compensation_reconcile(arg(args, "scenario", dict))
+
+
+OPERATIONS = (Declared("session.compensation-reconcile", "session", compensation_reconcile),)

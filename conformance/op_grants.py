@@ -6,15 +6,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from rescind.conformance.operations import operation
-from rescind.conformance.vectorsets import grants as grant_vectors
+from rescind.conformance.interpreters import grant_ops
+from rescind.conformance.opspec import Declared, Operation
 
 
-def _bind(name: str) -> None:
-    @operation(f"grants.{name}", capability="grants")
+def _asking(name: str) -> Operation:
+    """The operation ``grants.<name>``: the vector input with its ``operation`` set."""
+
     def run(args: Mapping[str, Any]) -> dict[str, Any]:
-        return grant_vectors.run({**args, "operation": name})
+        return grant_ops.run({**args, "operation": name})
+
+    return run
 
 
-for _name in grant_vectors.OPERATIONS:
-    _bind(_name)
+OPERATIONS: tuple[Declared, ...] = tuple(
+    Declared(f"grants.{name}", "grants", _asking(name)) for name in grant_ops.OPERATIONS
+)

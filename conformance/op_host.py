@@ -6,27 +6,24 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from rescind.conformance.interpreters import host_trace
-from rescind.conformance.operations import operation
-from rescind.conformance.vectorsets import host_keys, ledger_codec
+from rescind.conformance.interpreters import host_key_ops, host_trace, ledger_load
+from rescind.conformance.opspec import Declared, Operation
 
-HOST_KEY_OPERATIONS = (
-    "plan_fingerprint",
-    "canonical_input",
-    "host_input_fingerprint",
-    "operation_key",
-    "compensation_key",
+
+def _asking(name: str) -> Operation:
+    """The operation ``host-keys.<name>``: the vector input with its ``operation`` set."""
+
+    def run(args: Mapping[str, Any]) -> dict[str, Any]:
+        return host_key_ops.run({**args, "operation": name})
+
+    return run
+
+
+OPERATIONS: tuple[Declared, ...] = tuple(
+    Declared(f"host-keys.{name}", "host-keys", _asking(name)) for name in host_key_ops.OPERATIONS
 )
 
-
-def _bind(name: str) -> None:
-    @operation(f"host-keys.{name}", capability="host-keys")
-    def run(args: Mapping[str, Any]) -> dict[str, Any]:
-        return host_keys.run({**args, "operation": name})
-
-
-for _name in HOST_KEY_OPERATIONS:
-    _bind(_name)
-
-operation("ledger.load", capability="ledger")(ledger_codec.run)
-operation("ledger.trace", capability="ledger")(host_trace.run_trace)
+OPERATIONS += (
+    Declared("ledger.load", "ledger", ledger_load.run),
+    Declared("ledger.trace", "ledger", host_trace.run_trace),
+)

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from rescind.conformance.interpreters import saga_documents as documents
-from rescind.conformance.operations import operation
+from rescind.conformance.opspec import Declared, Operation
 
 GROUP_OPERATIONS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "plan": documents.plan_document,
@@ -22,23 +22,28 @@ GROUP_OPERATIONS: dict[str, Callable[[Any], dict[str, Any]]] = {
 }
 
 
-def _bind(name: str, function: Callable[[Any], dict[str, Any]]) -> None:
-    @operation(f"saga.{name}", capability="saga")
+def _refusing_binding_sets(function: Callable[[Any], dict[str, Any]]) -> Operation:
     def run(args: Mapping[str, Any]) -> dict[str, Any]:
         try:
             return function(dict(args))
         except documents.BindingSetRefused as refused:  # saga.order reads a binding set too
             raise refused.error from None
 
-
-for _name, _function in GROUP_OPERATIONS.items():
-    _bind(_name, _function)
+    return run
 
 
-@operation("saga.validate", capability="saga")
 def validate(args: Mapping[str, Any]) -> dict[str, Any]:
     """A refused binding set is reported as its first error (findings are informative)."""
     try:
         return documents.validate_document(dict(args))
     except documents.BindingSetRefused as refused:
         raise refused.error from None
+
+
+OPERATIONS = (
+    *(
+        Declared(f"saga.{name}", "saga", _refusing_binding_sets(function))
+        for name, function in GROUP_OPERATIONS.items()
+    ),
+    Declared("saga.validate", "saga", validate),
+)

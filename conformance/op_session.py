@@ -8,14 +8,18 @@ from typing import Any
 
 from rescind.conformance.interpreters.host_scenario import run_host_scenario
 from rescind.conformance.interpreters.worker_scenario import run_scenario
-from rescind.conformance.operations import arg, operation
+from rescind.conformance.opspec import Declared, arg
 
 
-@operation("session.worker", capability="session")
 def worker_scenario(args: Mapping[str, Any]) -> dict[str, Any]:
     return run_scenario(arg(args, "scenario", dict))
 
 
-@operation("session.host", capability="session")
 def host_scenario(args: Mapping[str, Any]) -> dict[str, Any]:
     return run_host_scenario(arg(args, "scenario", dict))
+
+
+OPERATIONS = (
+    Declared("session.worker", "session", worker_scenario),
+    Declared("session.host", "session", host_scenario),
+)

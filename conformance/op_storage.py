@@ -3,9 +3,11 @@ traces (each trace is one request; its result holds one outcome per step)."""
 
 from __future__ import annotations
 
-from rescind.conformance.operations import operation, raising
-from rescind.conformance.vectorsets import _storage_harness as harness
+from rescind.conformance.interpreters import storage_harness as harness
+from rescind.conformance.opspec import Declared, raising
 
-operation("storage.tag", capability="storage")(raising(harness.run_tag))
-operation("storage.open", capability="storage")(raising(harness.run_open))
-operation("storage.trace", capability="storage")(harness.run_trace)
+OPERATIONS = (
+    Declared("storage.tag", "storage", raising(harness.run_tag)),
+    Declared("storage.open", "storage", raising(harness.run_open)),
+    Declared("storage.trace", "storage", harness.run_trace),
+)

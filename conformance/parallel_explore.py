@@ -20,9 +20,9 @@ from pathlib import Path
 
 import attrs
 
-from rescind.conformance.catalogue import EXPLORATION, SourceOptions
 from rescind.conformance.checks import Check, Outcome
 from rescind.conformance.harness import Driver
+from rescind.conformance.sourcespec import EXPLORATION, SourceOptions
 
 
 @attrs.frozen

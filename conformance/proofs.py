@@ -38,7 +38,7 @@ from typing import Any
 import attrs
 
 from rescind import __version__
-from rescind.model.checks import PASSING, PROOF_MODULES, Check, CheckResult, discover_checks
+from rescind.model.checks import PASSING, Check, CheckResult
 
 FORMAT = 1
 """The layout of a cache entry; a new layout is a new digest."""
@@ -145,6 +145,8 @@ _KNOWN: dict[str, Check] = {}
 def _run_by_names(names: Sequence[str]) -> dict[str, CheckResult | None]:
     """In a worker: each named check's result, None for a check this process does not have."""
     if not _KNOWN:
+        from rescind.model.catalog import discover_checks  # loads z3: only in proof workers
+
         _KNOWN.update((check.name, check) for check in discover_checks())
     results: dict[str, CheckResult | None] = {}
     for name in names:
@@ -191,7 +193,7 @@ class ProofBatch:
         self._pool: ProcessPoolExecutor | None = None
         if jobs > 1 and len({unit_of(check) for check in missing}) > 1:
             context = multiprocessing.get_context("forkserver")
-            context.set_forkserver_preload([f"rescind.model.{name}" for name in PROOF_MODULES])
+            context.set_forkserver_preload(["rescind.model.catalog"])
             units: dict[str, list[str]] = {}
             for check in missing:
                 units.setdefault(unit_of(check), []).append(check.name)

@@ -19,10 +19,10 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from rescind.conformance.catalogue import DriverFactory, SourceOptions, register_source
 from rescind.conformance.checks import Check, Outcome
 from rescind.conformance.driver import REFERENCE_CAPABILITY
 from rescind.conformance.harness import Driver
+from rescind.conformance.sourcespec import DriverFactory, SourceOptions
 from rescind.conformance.vectorchecks import load_vector_files
 from rescind.reference.canonical_fast import (
     ENCODERS,
@@ -92,7 +92,6 @@ def _runner(encoder: EncoderName, mode: NumberMode) -> Callable[[Driver], Outcom
     return run
 
 
-@register_source
 def canonical_fast_checks(_: DriverFactory, __: SourceOptions) -> list[Check]:
     # "auto" is what callers get by default: it names whichever encoder passed the self-check.
     encoders: list[EncoderName] = ["auto", *(n for n in ("json", "orjson") if n in ENCODERS)]

@@ -10,23 +10,17 @@ counted ("K answered in part")."""
 
 from __future__ import annotations
 
-from rescind.conformance.catalogue import (
-    EXPLORATION,
-    DriverFactory,
-    SourceOptions,
-    register_source,
-)
 from rescind.conformance.checks import Check, Outcome, Status
 from rescind.conformance.explore_areas import AREAS
 from rescind.conformance.explore_engine import Area, explore, save_replay
 from rescind.conformance.harness import Driver
 from rescind.conformance.sharding import area_seed
+from rescind.conformance.sourcespec import EXPLORATION, DriverFactory, SourceOptions
 
 DEFAULT_EXAMPLES = 200
 """Traces per area (split across shards)."""
 
 
-@register_source
 def exploration_checks(_: DriverFactory, options: SourceOptions) -> list[Check]:
     budget = options.explore_examples
     total = DEFAULT_EXAMPLES if budget is None else budget

@@ -27,7 +27,7 @@ from rescind.conformance.provenance import KINDS
 from rescind.conformance.vectorchecks import BINDINGS
 from rescind.conformance.vectorformat import PROFILES, RESULTS, VectorFile, VectorTest, render
 from rescind.conformance.vectorretired import Retirement, live_id, retired_by_id
-from rescind.conformance.vectorsets import discover
+from rescind.conformance.vectorsets.topics import discover
 
 REGISTRY_NAME = "registry.json"
 

@@ -1,7 +1,8 @@
 """The interface between proof modules and ``rescind prove``.
 
 A proof module in ``rescind.model`` exposes ``checks() -> Sequence[Check]`` and is listed in
-``PROOF_MODULES``; ``rescind prove`` imports each, runs the checks and reports one row each.
+``rescind.model.catalog.PROOF_MODULES``; ``rescind prove`` runs the checks and reports one row
+each.
 A check never raises for a failed property: it returns ``violated`` with a readable numbered
 counterexample trace, or ``unknown`` when z3 gives up. ``finding`` is a property that does not
 hold upstream, where that is a documented upstream hazard reproduced by its named lasso
@@ -11,7 +12,6 @@ hold upstream, where that is a documented upstream hazard reproduced by its name
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from typing import Literal
 
@@ -41,18 +41,3 @@ class Check:
     rule: str
     run: Callable[[], CheckResult] = attrs.field(eq=False, repr=False)
     group: str = "protocol"
-
-
-PROOF_MODULES: tuple[str, ...] = ("protocol", "saga", "progress")
-"""Every module of ``rescind.model`` that provides checks, in report order."""
-
-
-def discover_checks() -> list[Check]:
-    found: list[Check] = []
-    for name in PROOF_MODULES:
-        module = importlib.import_module(f"rescind.model.{name}")
-        found.extend(module.checks())
-    names = [check.name for check in found]
-    if len(set(names)) != len(names):
-        raise ValueError(f"two checks share a name: {sorted(names)}")
-    return found

@@ -13,6 +13,7 @@ from typing import Any
 
 import attrs
 
+from rescind.conformance.interpreters.storage_harness import run_trace
 from rescind.conformance.vectorformat import VectorTest
 from rescind.conformance.vectorsets._splash_port_support import (
     OK,
@@ -23,7 +24,6 @@ from rescind.conformance.vectorsets._splash_port_support import (
     words,
 )
 from rescind.conformance.vectorsets._storage_cases import K09, KEYRING_V1, V1, V2
-from rescind.conformance.vectorsets._storage_harness import run_trace
 from rescind.conformance.vectorsets.storage import (
     FENCE,
     LOAD,

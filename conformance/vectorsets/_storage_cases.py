@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from rescind.conformance.interpreters.storage_harness import run_open, run_tag
 from rescind.conformance.provenance import Provenance, derived, observed
 from rescind.conformance.vectorformat import VectorTest
-from rescind.conformance.vectorsets._storage_harness import run_open, run_tag
 from rescind.reference.storage.envelope import encode_payload
 from rescind.reference.storage.tag import MAX_RECORD_BYTES, MAX_U64, storage_record_tag
 

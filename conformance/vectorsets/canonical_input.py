@@ -12,7 +12,7 @@ from typing import Any
 from rescind.conformance import cases, operations
 from rescind.conformance.cases import CaseRow, CaseTable
 from rescind.conformance.vectorformat import Flag, VectorFile, VectorGroup, VectorTest
-from rescind.conformance.vectorsets import canonical_families
+from rescind.conformance.vectorsets import _canonical_families as canonical_families
 from rescind.reference.errors import RescindError
 from rescind.reference.jsonparse import parse_json
 from rescind.reference.numbers import NumberMode

@@ -18,8 +18,8 @@ from rescind.conformance.cases import CaseTable
 from rescind.conformance.interpreters.frame_lines import run_bootstrap, run_message, run_tag
 from rescind.conformance.interpreters.frame_trace import run_frame_trace
 from rescind.conformance.vectorformat import Flag, VectorFile
+from rescind.conformance.vectorsets._tabled import Computation, tabled_groups
 from rescind.conformance.vectorsets._trace_cases import trace_builder
-from rescind.conformance.vectorsets.tabled import Computation, tabled_groups
 from rescind.reference.frames import SessionRole, compute_tag
 from rescind.reference.numbers import NumberMode
 from rescind.reference.wirejson import read_document

@@ -10,10 +10,9 @@ reference; each row states the result it must have and building fails on disagre
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
-from rescind.conformance.interpreters.trace_support import bytes_arg, input_arg, payload_arg
+from rescind.conformance.interpreters.host_key_ops import expected_of
 from rescind.conformance.provenance import derived
 from rescind.conformance.vectorformat import (
     Flag,
@@ -22,18 +21,8 @@ from rescind.conformance.vectorformat import (
     VectorTest,
     test_from_row,
 )
-from rescind.reference.digests import (
-    PlanStep,
-    derive_compensation_key,
-    host_input_fingerprint_of_bytes,
-    plan_fingerprint,
-)
-from rescind.reference.errors import RescindError
-from rescind.reference.host.engine import WorkflowEngine
-from rescind.reference.host.plan import IdCounter
 
 TOPIC = "host-keys"
-_DETAILS = ("actual", "maximum")
 
 PLAN = [["publish", "let release = true"]]
 PLAN_FP = "0b261b22f61c0dbd5c290a54cf1ee60f4a5bb598f480f32c5d637d5de0b68d20"
@@ -43,48 +32,6 @@ VERSION = {"format": "json", "value": {"version": "1.2.3"}}
 UNDO = {"format": "json", "value": {"undo": "release"}}
 NONCE = "release-42:publish:1"
 UNDO_NONCE = "release-42:publish:undo:1"
-
-
-def _steps(spec: list[list[Any]]) -> list[PlanStep]:
-    return [PlanStep(step[0], bytes_arg(step[1]).decode("utf-8")) for step in spec]
-
-
-def run(case: Mapping[str, Any]) -> dict[str, Any]:
-    operation = case["operation"]
-    if operation == "plan_fingerprint":
-        return {"fingerprint": plan_fingerprint(_steps(case["steps"]))}
-    if operation == "canonical_input":
-        return {"canonical_input_hex": payload_arg(case["input"]).canonical_input_bytes().hex()}
-    if operation == "host_input_fingerprint":
-        return {"fingerprint": host_input_fingerprint_of_bytes(input_arg(case["input"]))}
-    if operation == "operation_key":
-        engine = WorkflowEngine(IdCounter())
-        plan = engine.plan(_steps(case["steps"]))
-        key = engine.derive_operation_key(
-            plan, case["step_id"], case["tool"], input_arg(case["input"]), bytes_arg(case["nonce"])
-        )
-        return {"key": key}
-    if operation == "compensation_key":
-        key = derive_compensation_key(
-            case["plan_fingerprint"],
-            case["operation_key"],
-            case["tool"],
-            case["tenant_scope"],
-            case["grant_fingerprint"],
-            input_arg(case["input"]),
-            bytes_arg(case["nonce"]),
-        )
-        return {"key": key}
-    raise ValueError(f"unknown operation {operation}")
-
-
-def expected_of(case: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
-    try:
-        return "valid", run(case)
-    except RescindError as error:
-        expected: dict[str, Any] = {"error": error.code}
-        expected.update({k: v for k, v in error.details.items() if k in _DETAILS})
-        return "invalid", expected
 
 
 def _plan(steps: list[list[Any]]) -> dict[str, Any]:

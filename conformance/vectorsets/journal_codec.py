@@ -20,7 +20,7 @@ from rescind.conformance.cases import CaseRow, CaseTable, Family
 from rescind.conformance.interpreters.journal_load import load_journal
 from rescind.conformance.provenance import Provenance, derived, observed
 from rescind.conformance.vectorformat import Flag, VectorFile
-from rescind.conformance.vectorsets.tabled import Computation, tabled_groups
+from rescind.conformance.vectorsets._tabled import Computation, tabled_groups
 
 TOPIC = "journal-codec"
 

@@ -13,12 +13,12 @@ from __future__ import annotations
 from rescind.conformance import cases
 from rescind.conformance.cases import CaseTable
 from rescind.conformance.vectorformat import Flag, VectorFile
+from rescind.conformance.vectorsets._tabled import tabled_groups
 from rescind.conformance.vectorsets._trace_cases import (
     TRACE_EXPECTED_SCHEMA,
     TRACE_INPUT_SCHEMA,
     trace_vector,
 )
-from rescind.conformance.vectorsets.tabled import tabled_groups
 
 TOPIC = "journal-traces"
 

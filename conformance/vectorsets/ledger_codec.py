@@ -10,9 +10,9 @@ operations and the exact re-encoding (``encoded``, or ``encoded_is_input`` when 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
+from rescind.conformance.interpreters.ledger_load import expected_of
 from rescind.conformance.provenance import derived, splash_code
 from rescind.conformance.vectorformat import Flag, VectorFile, VectorGroup, VectorTest
 from rescind.conformance.vectorsets._ledger_texts import (
@@ -28,37 +28,8 @@ from rescind.conformance.vectorsets._ledger_texts import (
     operation,
     text,
 )
-from rescind.reference.errors import RescindError
-from rescind.reference.host.ledger import WorkflowOperationLedger
 
 TOPIC = "ledger-codec"
-_DETAILS = ("actual", "maximum", "estimate", "version")
-
-
-def run(case: Mapping[str, Any]) -> dict[str, Any]:
-    source = case["text"] + " " * case.get("trailing_spaces", 0)
-    decoded = WorkflowOperationLedger.from_json(source)
-    out: dict[str, Any] = {"revision": decoded.revision, "operations": len(decoded.operations)}
-    try:
-        encoded = decoded.to_json()
-    except RescindError as error:
-        out["encode_error"] = error.code
-        return out
-    # Keep large files small: an encoding identical to the input is stated, not repeated.
-    if encoded == case["text"]:
-        out["encoded_is_input"] = True
-    else:
-        out["encoded"] = encoded
-    return out
-
-
-def expected_of(case: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
-    try:
-        return "valid", run(case)
-    except RescindError as error:
-        expected: dict[str, Any] = {"error": error.code}
-        expected.update({k: v for k, v in error.details.items() if k in _DETAILS})
-        return "invalid", expected
 
 
 def _t(document: Any, spaces: int = 0) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from rescind.conformance import cases
 from rescind.conformance.cases import CaseTable
 from rescind.conformance.interpreters.saga_documents import BindingSetRefused, validate_document
 from rescind.conformance.vectorformat import Flag, VectorFile
-from rescind.conformance.vectorsets.tabled import Computation, tabled_groups
+from rescind.conformance.vectorsets._tabled import Computation, tabled_groups
 
 TOPIC = "saga-bindings"
 

@@ -28,7 +28,7 @@ from rescind.conformance.interpreters.saga_documents import (
 from rescind.conformance.provenance import Provenance, assumed, derived
 from rescind.conformance.vectorformat import Flag, VectorFile, VectorGroup, VectorTest
 from rescind.conformance.vectorretired import live_id
-from rescind.conformance.vectorsets.tabled import RowToVector, tabled_groups
+from rescind.conformance.vectorsets._tabled import RowToVector, tabled_groups
 from rescind.reference.errors import RescindError
 from rescind.tables.saga import (
     ALL_TABLES,

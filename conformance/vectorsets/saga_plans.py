@@ -19,7 +19,7 @@ from rescind.conformance.interpreters.saga_documents import (
 )
 from rescind.conformance.provenance import upstream
 from rescind.conformance.vectorformat import Flag, VectorFile
-from rescind.conformance.vectorsets.tabled import Computation, tabled_groups
+from rescind.conformance.vectorsets._tabled import Computation, tabled_groups
 
 TOPIC = "saga-plans"
 

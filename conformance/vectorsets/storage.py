@@ -1,14 +1,15 @@
 """Topic ``storage``: record tags, opening envelopes, and compare-and-swap / fencing traces.
 
 Inputs are written here and in ``_storage_cases``; every expected value is computed by the
-reference through ``_storage_harness`` on the memory backend. Ids are published: never rename
-or reuse one.
+reference through ``interpreters.storage_harness`` on the memory backend. Ids are published:
+never rename or reuse one.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from rescind.conformance.interpreters.storage_harness import run_trace
 from rescind.conformance.provenance import Provenance, derived, splash_test
 from rescind.conformance.vectorformat import Flag, VectorFile, VectorGroup, VectorTest
 from rescind.conformance.vectorsets._storage_cases import (
@@ -24,7 +25,6 @@ from rescind.conformance.vectorsets._storage_cases import (
     open_tests,
     tag_tests,
 )
-from rescind.conformance.vectorsets._storage_harness import run_trace
 
 NOTES = [
     Flag("KnownAnswer", "tag recipe differs from upstream", "records cannot be exchanged"),

@@ -13,7 +13,6 @@ from typing import Any
 from hypothesis import given, settings
 
 from rescind.conformance import operations
-from rescind.conformance.catalogue import SourceOptions
 from rescind.conformance.driver import handle
 from rescind.conformance.explore_areas import AREAS
 from rescind.conformance.explore_engine import explore
@@ -22,6 +21,7 @@ from rescind.conformance.explore_reconcile import RECONCILE_AREA as AREA
 from rescind.conformance.harness import InProcessDriver
 from rescind.conformance.runner import run_checks
 from rescind.conformance.source_explore import exploration_checks
+from rescind.conformance.sourcespec import SourceOptions
 
 
 def test_the_area_is_explored_by_rescind_check() -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from rescind.conformance import source_canonical_fast
-from rescind.conformance.catalogue import SourceOptions
+from rescind.conformance.sourcespec import SourceOptions
 from rescind.reference import canonical_fast
 from rescind.reference.numbers import NumberMode
 from rescind.reference.payload_format import PayloadFormat

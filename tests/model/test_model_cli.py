@@ -40,7 +40,7 @@ def test_json_report_lists_every_check_with_its_fields(capsys: pytest.CaptureFix
         assert row["status"] == "proven"
         assert row["seconds"] > 0
     # Checks from every rescind.model module (the saga helper's included) are listed.
-    from rescind.model.checks import discover_checks
+    from rescind.model.catalog import discover_checks
 
     assert [row["name"] for row in report["invariants"]] == [c.name for c in discover_checks()]
     assert report["seconds"] >= max(row["seconds"] for row in report["invariants"])

@@ -296,7 +296,7 @@ def test_prove_table_shows_a_finding_and_exits_0(
 def test_conformance_treats_a_finding_as_a_pass_with_a_note(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import rescind.model.checks as model_checks
+    import rescind.model.catalog as model_checks
     from rescind.conformance.catalogue import model_checks as catalogue_checks
 
     monkeypatch.setattr(

@@ -27,7 +27,7 @@ from rescind.conformance.harness import InProcessDriver, Upstream
 from rescind.conformance.observation import InvalidObservation, Observation
 from rescind.conformance.provenance import SPLASH
 from rescind.conformance.vectorchecks import load_vector_files, vector_checks
-from rescind.conformance.vectorsets import discover
+from rescind.conformance.vectorsets.topics import discover
 from tests.conformance.partial_drivers import (
     PRIVATE_OPS,
     PRIVATE_REASONS,

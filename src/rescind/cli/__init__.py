@@ -1,6 +1,6 @@
 """The ``rescind`` command line.
 
-Each subcommand lives in its own module in this package, listed in ``COMMAND_MODULES``, and
+Each subcommand lives in its own module in this package, listed in ``commands()``, and
 exposes
 ``register(subparsers) -> None``; the parser it adds sets ``handler`` to a function taking
 the parsed arguments and returning the exit code. Exit codes everywhere: 0 success, 1 a
@@ -11,27 +11,15 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib
 import os
 import sys
 from collections.abc import Callable, Sequence
+from types import ModuleType
 from typing import NoReturn
 
 from rescind import __version__
 from rescind.conformance.harness import HarnessFailure
 from rescind.reference.errors import RescindError
-
-COMMAND_MODULES = (
-    "check",
-    "diagnose",
-    "fingerprint",
-    "vectors",
-    "prove",
-    "diagram",
-    "replay",
-    "saga",
-    "report",
-)
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -48,6 +36,23 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: error: {message}")
 
 
+def commands() -> tuple[ModuleType, ...]:
+    """Every subcommand module, in ``--help`` order (imported here: they import this package)."""
+    from rescind.cli import (
+        check,
+        diagnose,
+        diagram,
+        fingerprint,
+        prove,
+        replay,
+        report,
+        saga,
+        vectors,
+    )
+
+    return (check, diagnose, fingerprint, vectors, prove, diagram, replay, saga, report)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="rescind",
@@ -55,9 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"rescind {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
-        # A listed module that is missing is a broken installation: let the import fail.
-        importlib.import_module(f"{__name__}.{name}").register(subparsers)
+    for command in commands():
+        command.register(subparsers)
     return parser
 
 

@@ -1,6 +1,6 @@
 """``rescind prove``: run every model check (or the named ones) and report each result.
 
-Checks come from ``rescind.model.checks.discover_checks`` (every ``rescind.model`` module with
+Checks come from ``rescind.model.catalog.discover_checks`` (every ``rescind.model`` module with
 a ``checks()`` function), so protocol, saga and progress checks show up side by side. Exit code
 0 when every check selected is proven or a documented finding (an upstream hazard reproduced
 by its named lasso), 1 when any is violated or unknown, 2 for an unknown name.
@@ -20,9 +20,17 @@ from rich.table import Table
 
 from rescind.cli import UsageError
 from rescind.conformance import proofs
-from rescind.model.checks import PASSING, Check, CheckResult, discover_checks
+from rescind.model.checks import PASSING, Check, CheckResult
 
 _STYLE = {"proven": "green", "finding": "magenta", "violated": "bold red", "unknown": "yellow"}
+
+
+def discover_checks() -> list[Check]:
+    """The model's checks; imported when asked, since the proof modules load z3 and every
+    other command would otherwise pay for it at start-up."""
+    from rescind.model.catalog import discover_checks as every_check
+
+    return every_check()
 
 
 def register(subparsers: Any) -> None:
