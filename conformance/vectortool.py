@@ -33,7 +33,9 @@ REGISTRY_NAME = "registry.json"
 
 
 def default_directory() -> Path:
-    return Path(str(importlib.resources.files("rescind.vectors")))
+    # Resolved: in a checkout the package reaches vectors/ through src/rescind/vectors, a link
+    # that export's no-follow rule would refuse; the folder it names is the real one.
+    return Path(str(importlib.resources.files("rescind.vectors"))).resolve()
 
 
 def inside_installation(directory: Path) -> bool:

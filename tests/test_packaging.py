@@ -13,7 +13,7 @@ import rescind
 from rescind.reference.errors import RescindError, error_registry
 
 ROOT = Path(__file__).resolve().parent.parent
-MAPPING = {
+MAPPING = {  # namespace -> the folder that holds it (layers reached through src/rescind links)
     "rescind": "src/rescind",
     "rescind.tables": "tables",
     "rescind.reference": "reference",
@@ -27,8 +27,15 @@ def _pyproject() -> dict:  # type: ignore[type-arg]
     return tomllib.loads((ROOT / "pyproject.toml").read_text())
 
 
-def test_package_dir_mapping_is_the_documented_one() -> None:
-    assert _pyproject()["tool"]["setuptools"]["package-dir"] == MAPPING
+def test_the_package_is_a_src_layout_whose_layers_are_links_to_the_top_level_folders() -> None:
+    assert _pyproject()["tool"]["setuptools"]["package-dir"] == {"": "src"}
+    for namespace, folder in MAPPING.items():
+        if namespace == "rescind":
+            continue
+        link = ROOT / "src" / Path(*namespace.split("."))
+        assert link.is_symlink(), link
+        assert link.readlink() == Path("..", "..", folder)  # relative: any checkout location
+        assert link.resolve() == ROOT / folder
 
 
 def test_every_package_directory_is_listed() -> None:
