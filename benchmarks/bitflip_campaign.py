@@ -3,7 +3,7 @@
     python benchmarks/bitflip_campaign.py            # all flips, 2 workers
     python benchmarks/bitflip_campaign.py --json
 
-Objects (tests/hardening/bitflips.py): one sealed frame per message kind of the frames
+Objects (benchmarks/hardening/bitflips.py): one sealed frame per message kind of the frames
 vectors (the ``open_session`` frame carries the grants), storage envelopes holding a journal
 with records, a ledger, a manifest, binary bytes, and a journal sealed under an older read
 key. A flip must be refused with a typed error or read with the original meaning; accepted
@@ -29,7 +29,7 @@ import attrs
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.hardening import bitflips  # noqa: E402
+from benchmarks.hardening import bitflips  # noqa: E402
 
 
 def _frame_job(index: int) -> tuple[str, bitflips.Tally]:

@@ -3,7 +3,7 @@
     python benchmarks/fuzz_campaign.py                      # 1,000,000 inputs, 2 workers
     python benchmarks/fuzz_campaign.py --inputs 20000 --json
 
-Inputs come from tests/hardening/fuzzing.py: valid vector texts mutated (bit flips,
+Inputs come from benchmarks/hardening/fuzzing.py: valid vector texts mutated (bit flips,
 truncation, splicing, deep nesting, huge numbers, bad UTF-8, whitespace around structural
 tokens, string escapes, repeated or unknown members) plus random bytes; saga documents are
 mutated as parsed JSON. Each input is seeded (``--seed``), so a finding can be replayed with
@@ -39,7 +39,7 @@ _TARGETS: list[Any] = []
 
 
 def _init() -> None:
-    from tests.hardening import fuzzing
+    from benchmarks.hardening import fuzzing
 
     _TARGETS[:] = fuzzing.targets()
     for target in _TARGETS:  # build seed pools once per process, outside the timing

@@ -119,3 +119,20 @@ def test_registries_name_every_module_of_their_kind() -> None:
         path.stem for path in (ROOT / "model").glob("*.py") if "\ndef checks()" in path.read_text()
     }
     assert stems(PROOF_MODULES) == providers
+
+
+def test_benchmarks_never_import_the_test_suite() -> None:
+    """Campaigns own their generators (benchmarks/hardening); tests may drive them, never the
+    other way round, so a benchmark runs from a checkout without tests/ on the path."""
+    import ast
+
+    offenders = []
+    for path in sorted((ROOT / "benchmarks").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            offenders += [f"{path.name}: {n}" for n in names if n.split(".")[0] == "tests"]
+    assert offenders == []

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.hardening import bitflips
 from rescind.reference.frames import SessionRole
 from rescind.reference.storage.tag import RecordKey
-from tests.hardening import bitflips
 
 FRAMES = bitflips.frame_objects()
 ENVELOPES = bitflips.envelope_objects()

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.hardening import fuzzing
+from benchmarks.hardening import fuzzing
 
 TARGETS = {target.name: target for target in fuzzing.targets()}
 

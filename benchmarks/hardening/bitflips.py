@@ -24,6 +24,7 @@ from pathlib import Path
 
 import attrs
 
+from benchmarks.hardening.fuzzing import _inputs, journal_seeds, message_seeds
 from rescind.reference.errors import RescindError
 from rescind.reference.frames import AuthenticatedFrame, SessionAuthenticator, SessionRole
 from rescind.reference.host.ledger import WorkflowOperationLedger
@@ -35,7 +36,6 @@ from rescind.reference.storage.tag import RecordKey, StorageKey
 from rescind.reference.worker.journal import WorkerOperationJournal
 from rescind.reference.worker.journal_store import AuthenticatedWorkerJournalStore
 from rescind.reference.worker_message import decode_message_line, message_json
-from tests.hardening.fuzzing import _inputs, journal_seeds, message_seeds
 
 SESSION_KEY = bytes(range(1, 33))
 KEYRING = Keyring.single("storage-v1", StorageKey(bytes([0x1D]) * 32)).add_read_key(
