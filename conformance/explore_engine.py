@@ -225,9 +225,8 @@ def explore(
         counted["in_part"] += bool(verdict.unanswered)
         return verdict.problem is not None
 
+    # the search itself never reuses: _find replays the area's saved traces before it
     phases: tuple[Phase, ...] = (Phase.generate, Phase.shrink)
-    if database is not None:
-        phases = (Phase.reuse, *phases)
     config = settings(
         max_examples=max(examples, 1),
         database=database,
@@ -256,34 +255,57 @@ def explore(
 
 
 class _Found(Exception):
-    """Raised by the search's test function at the first disagreement."""
+    """Raised by the search's test function at the first disagreement (a plain exception, so
+    Hypothesis shrinks it and saves it to the example database like any failure)."""
 
 
 def _find(
     area: Area, disagrees: Callable[[Mapping[str, Any]], bool], config: settings, seed: int
 ) -> Trace | None:
-    """``hypothesis.find`` with a seed and an example database together: ``find``'s
-    ``random`` goes through ``hypothesis.seed``, which drops the database (a seeded run is
-    meant to reproduce a report), so the database is put back on the seeded test. The
-    example-database tests hold this to what Hypothesis does."""
+    """The first disagreeing trace: a trace this area saved in the example database that still
+    disagrees, else the shrunk result of a ``given`` search run under ``seed``.
+
+    Only public Hypothesis API: ``seed`` turns the database off for the search (a seeded run
+    reproduces a report), so the database holds the traces themselves (JSON, under the area's
+    key, through ``ExampleDatabase.save``/``fetch``) and they are replayed here first. A saved
+    trace outlives changes to the area's strategy."""
+    database = config.database
+    if database is not None:
+        for saved in sorted(database.fetch(area.database_key)):
+            trace = _saved_trace(saved)
+            if trace is not None and disagrees(trace):
+                return trace
     last: list[Trace] = []
 
-    @config
+    @settings(config, database=None)
     @given(area.traces)
     def search(trace: Trace) -> None:
         if disagrees(trace):
             last[:] = [trace]
             raise _Found
 
-    seeded: Any = hypothesis_seed(seed)(search)
-    seeded._hypothesis_internal_use_settings = config
-    seeded._hypothesis_internal_database_key = area.database_key
     try:
         with _without_local_constants():
-            seeded()
+            hypothesis_seed(seed)(search)()
     except _Found:
+        if database is not None:
+            database.save(area.database_key, _trace_bytes(last[0]))
         return last[0]
     return None
+
+
+def _trace_bytes(trace: Trace) -> bytes:
+    return json.dumps(trace, sort_keys=True, separators=(",", ":")).encode("utf-8")
+
+
+def _saved_trace(saved: bytes) -> Trace | None:
+    """A trace this engine saved, or ``None`` for an entry it cannot read (another tool's, or
+    an older format): such entries are skipped, never trusted."""
+    try:
+        trace = json.loads(saved.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+    return trace if isinstance(trace, dict) else None
 
 
 @contextmanager
@@ -295,7 +317,12 @@ def _without_local_constants() -> Iterator[None]:
     the traces of a seed would then depend on which Rescind modules the process happened to
     import (``rescind check`` imports ``hazards`` through ``diagnose``, a worker process does
     not) and on how Rescind is installed: one seed, different traces. Exploration draws as if
-    no such module were loaded. A Hypothesis without this (private) hook is left alone."""
+    no such module were loaded.
+
+    This is the one private Hypothesis name Rescind touches (Hypothesis has no public switch
+    for it); it is only read and swapped back here, and
+    tests/exploration/test_seed_independent_of_imports.py fails if a Hypothesis release
+    changes it so that seeds depend on imports again."""
     try:
         from hypothesis.internal.conjecture import providers
     except ImportError:  # pragma: no cover - another Hypothesis layout
