@@ -15,9 +15,12 @@ other variation needs fresh budget.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import attrs
 
 from rescind.reference.digests import worker_input_fingerprint
+from rescind.reference.errors import RescindError
 from rescind.reference.grants import CapabilityGrant
 from rescind.reference.manifest import SessionManifest
 from rescind.reference.messages import (
@@ -237,42 +240,61 @@ class SessionAuthorizer:
         status.validate_for_grant(grant)
         self._completed.add(request_id)
 
+    def _validate_result(
+        self,
+        provenance: Provenance,
+        result: OperationReconcileResult | OperationCompensationResult,
+        correlates: Callable[[], bool],
+        mismatch: type[RescindError],
+        grant: CapabilityGrant,
+    ) -> None:
+        """AU-10's order for every kind of result; ``correlates`` is asked only after the
+        result's own validation and its session check, and ``mismatch`` is raised when the
+        result does not belong to the authorized request."""
+        self._require_own(provenance)
+        result.validate()
+        self._require_session(result.session_id)
+        if not correlates():
+            raise mismatch()
+        self._accept_result(result.request_id, result.status, grant)
+
     def validate_operation_result(
         self, authorized: AuthorizedDispatch, result: OperationReconcileResult
     ) -> None:
-        self._require_own(authorized.provenance)
-        result.validate()
-        self._require_session(result.session_id)
-        if not result.matches_dispatch(authorized.request):
-            raise OperationResultMismatch()
-        self._accept_result(result.request_id, result.status, authorized.grant)
+        self._validate_result(
+            authorized.provenance,
+            result,
+            lambda: result.matches_dispatch(authorized.request),
+            OperationResultMismatch,
+            authorized.grant,
+        )
 
     def validate_reconciliation_result(
         self, authorized: AuthorizedReconciliation, result: OperationReconcileResult
     ) -> None:
-        self._require_own(authorized.provenance)
-        result.validate()
-        self._require_session(result.session_id)
-        if not result.matches_request(authorized.request):
-            raise OperationResultMismatch()
-        self._accept_result(result.request_id, result.status, authorized.grant)
+        self._validate_result(
+            authorized.provenance,
+            result,
+            lambda: result.matches_request(authorized.request),
+            OperationResultMismatch,
+            authorized.grant,
+        )
 
     def validate_compensation_result(
-        self, authorized: AuthorizedCompensation, result: OperationCompensationResult
+        self,
+        authorized: AuthorizedCompensation | AuthorizedCompensationReconciliation,
+        result: OperationCompensationResult,
     ) -> None:
-        self._require_own(authorized.provenance)
-        result.validate()
-        self._require_session(result.session_id)
-        if not result.matches_request(authorized.request):
-            raise CompensationResultMismatch()
-        self._accept_result(result.request_id, result.status, authorized.grant)
+        """Also the result of a compensation reconciliation (extension CR-4): the same checks."""
+        self._validate_result(
+            authorized.provenance,
+            result,
+            lambda: result.matches_request(authorized.request),
+            CompensationResultMismatch,
+            authorized.grant,
+        )
 
     def validate_compensation_reconciliation_result(
         self, authorized: AuthorizedCompensationReconciliation, result: OperationCompensationResult
     ) -> None:
-        self._require_own(authorized.provenance)
-        result.validate()
-        self._require_session(result.session_id)
-        if not result.matches_request(authorized.request):
-            raise CompensationResultMismatch()
-        self._accept_result(result.request_id, result.status, authorized.grant)
+        self.validate_compensation_result(authorized, result)
