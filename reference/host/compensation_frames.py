@@ -58,8 +58,11 @@ def _mismatch(reason: str) -> ApprovalMismatch:
     return ApprovalMismatch(reason=reason)
 
 
-class CompensationFrames(EngineCore):
+class CompensationFrames:
     """Approve, prepare and apply compensations."""
+
+    def __init__(self, core: EngineCore) -> None:
+        self.core = core
 
     def approve_compensation(
         self,
@@ -74,7 +77,7 @@ class CompensationFrames(EngineCore):
         then issue. The compensation's own state is not looked at, and no sequence number
         is used (only the role and session id are read)."""
         _require_host(authenticator)
-        self.validate_operation_ledger(plan, ledger)
+        self.core.validate_operation_ledger(plan, ledger)
         target.check_grant()
         operation = ledger.require_operation(target.operation_key)
         require_compensable(operation, target.policy)
@@ -87,9 +90,9 @@ class CompensationFrames(EngineCore):
         compensation.verify_input(canonical_input)
         target.check_action(plan.fingerprint, operation, canonical_input)
         approval = issue_approval(
-            engine_id=self.engine_id,
+            engine_id=self.core.engine_id,
             plan_id=plan.plan_id,
-            nonce=self._next_approval_nonce(),
+            nonce=self.core.next_approval_nonce(),
             kind=ApprovalKind.COMPENSATION,
             binding=CompensationBinding(
                 ledger_revision=ledger.revision,
@@ -101,7 +104,7 @@ class CompensationFrames(EngineCore):
                 session_id=authenticator.session_id,
             ),
         )
-        self._emit(
+        self.core.emit(
             CompensationApproved(
                 plan.plan_id, operation.operation_key, compensation.compensation_key
             )
@@ -122,7 +125,7 @@ class CompensationFrames(EngineCore):
         action check (A), seal."""
         approval.consume()
         _require_host(authenticator)
-        self.validate_operation_ledger(plan, ledger)
+        self.core.validate_operation_ledger(plan, ledger)
         target.check_grant()
         self._check_approval(plan, ledger, target, approval, authenticator)
         operation = ledger.require_operation(target.operation_key)
@@ -167,8 +170,8 @@ class CompensationFrames(EngineCore):
         """Every binding failure is the same ``approval_mismatch`` (the reason detail is
         informative only)."""
         if (
-            not self.owns(plan)
-            or approval.engine_id != self.engine_id
+            not self.core.owns(plan)
+            or approval.engine_id != self.core.engine_id
             or approval.plan_id != plan.plan_id
             or approval.nonce == 0
         ):
@@ -194,9 +197,9 @@ class CompensationFrames(EngineCore):
         request: OperationCompensationRequest,
         result: OperationCompensationResult,
     ) -> Phase:
-        self.validate_operation_ledger(plan, ledger)
+        self.core.validate_operation_ledger(plan, ledger)
         state = ledger.apply_verified_compensation(request, result)
-        self._emit(
+        self.core.emit(
             CompensationObserved(
                 plan.plan_id, request.operation_key, request.compensation_key, state
             )

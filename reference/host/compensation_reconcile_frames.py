@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from rescind.reference.frames import AuthenticatedFrame, SessionAuthenticator, SessionRole
 from rescind.reference.host.compensation_frames import CompensationFrames
+from rescind.reference.host.engine_core import EngineCore
 from rescind.reference.host.errors import (
     LedgerError,
     ReconciliationRequiresHostAuthenticator,
@@ -47,8 +48,12 @@ def _require_host(authenticator: SessionAuthenticator) -> None:
         raise ReconciliationRequiresHostAuthenticator(role=authenticator.role.value)
 
 
-class CompensationReconcileFrames(CompensationFrames):
+class CompensationReconcileFrames:
     """Build, seal and apply compensation reconciliations."""
+
+    def __init__(self, core: EngineCore, compensation: CompensationFrames) -> None:
+        self.core = core
+        self.compensation = compensation
 
     def compensation_reconcile_request(
         self,
@@ -62,7 +67,7 @@ class CompensationReconcileFrames(CompensationFrames):
         """Ownership and ledger, the operation, its recorded compensation, not terminal, the
         request from the record (protocol validation), then the payload's canonical input
         against the recorded fingerprint."""
-        self.validate_operation_ledger(plan, ledger)
+        self.core.validate_operation_ledger(plan, ledger)
         operation = ledger.require_operation(operation_key)
         compensation = operation.compensation
         if compensation is None:
@@ -114,4 +119,6 @@ class CompensationReconcileFrames(CompensationFrames):
         message = authenticator.open(frame)
         if not isinstance(message, ReconciledCompensation):
             raise UnexpectedCompensationReconciliationMessage(kind=message.kind)
-        return self.apply_verified_operation_compensation(plan, ledger, request, message.result)
+        return self.compensation.apply_verified_operation_compensation(
+            plan, ledger, request, message.result
+        )

@@ -70,7 +70,7 @@ class EngineCore:
         drained, self._events = tuple(self._events), []
         return drained
 
-    def _emit(self, event: WorkflowEvent) -> None:
+    def emit(self, event: WorkflowEvent) -> None:
         self._events.append(event)
 
     # -- plans and ownership -------------------------------------------------------------
@@ -98,11 +98,11 @@ class EngineCore:
         return issue_approval(
             engine_id=self.engine_id,
             plan_id=plan.plan_id,
-            nonce=self._next_approval_nonce(),
+            nonce=self.next_approval_nonce(),
             kind=ApprovalKind.PLAN,
         )
 
-    def _next_approval_nonce(self) -> int:
+    def next_approval_nonce(self) -> int:
         nonce = self._approval_nonces.take()
         assert 0 < nonce <= MAX_ID
         return nonce
@@ -113,7 +113,7 @@ class EngineCore:
         """A new, empty ledger (revision 0) bound to the plan's fingerprint."""
         self.require_owned(plan)
         ledger = WorkflowOperationLedger(plan.fingerprint)
-        self._emit(OperationLedgerCreated(plan.plan_id))
+        self.emit(OperationLedgerCreated(plan.plan_id))
         return ledger
 
     def validate_operation_ledger(
@@ -146,7 +146,7 @@ class EngineCore:
         if not plan.has_step(step_id):
             raise UnknownStep(step_id=step_id)
         ledger.record(step_id, tool, operation_key, canonical_input)
-        self._emit(OperationRecorded(plan.plan_id, step_id, tool))
+        self.emit(OperationRecorded(plan.plan_id, step_id, tool))
 
     def derive_operation_key(
         self,
@@ -192,7 +192,7 @@ class EngineCore:
         """Plain record: no verifier runs (HL-18)."""
         self.validate_operation_ledger(plan, ledger)
         ledger.record_compensation(operation_key, policy, compensation_key, canonical_input)
-        self._emit(CompensationRecorded(plan.plan_id, operation_key, compensation_key))
+        self.emit(CompensationRecorded(plan.plan_id, operation_key, compensation_key))
 
     def derive_compensation_key(
         self,
@@ -254,7 +254,7 @@ class EngineCore:
         ledger.record_compensation(
             target.operation_key, target.policy, compensation_key, canonical_input
         )
-        self._emit(CompensationRecorded(plan.plan_id, target.operation_key, compensation_key))
+        self.emit(CompensationRecorded(plan.plan_id, target.operation_key, compensation_key))
 
     def record_derived_compensation_with_action_verifier(
         self,

@@ -75,8 +75,11 @@ def _require_host(
         raise error(role=authenticator.role.value)
 
 
-class HostFrames(EngineCore):
+class HostFrames:
     """Dispatch and reconciliation APIs of the engine."""
+
+    def __init__(self, core: EngineCore) -> None:
+        self.core = core
 
     # -- dispatch ------------------------------------------------------------------------
 
@@ -92,7 +95,7 @@ class HostFrames(EngineCore):
         """Ownership and ledger, the operation, the request (protocol validation), then the
         payload's canonical input against the record. Terminal operations are *not*
         refused here (HL-14)."""
-        self.validate_operation_ledger(plan, ledger)
+        self.core.validate_operation_ledger(plan, ledger)
         operation = ledger.require_operation(operation_key)
         request = OperationDispatchRequest(
             session_id=session_id,
@@ -129,7 +132,7 @@ class HostFrames(EngineCore):
         """Rebuild the dispatch request from the ledger with the supplied payload, session
         and request id; it must equal the supplied request and the result must match it;
         then apply the result as a reconciliation."""
-        self.validate_operation_ledger(plan, ledger)
+        self.core.validate_operation_ledger(plan, ledger)
         rebuilt = self.operation_dispatch_request(
             plan,
             ledger,
@@ -169,7 +172,7 @@ class HostFrames(EngineCore):
         request_id: str,
     ) -> OperationReconcileRequest:
         """Works in any state: ask the worker what happened under this key."""
-        self.validate_operation_ledger(plan, ledger)
+        self.core.validate_operation_ledger(plan, ledger)
         return ledger.reconcile_request(operation_key, canonical_input, session_id, request_id)
 
     def prepare_authenticated_operation_reconciliation(
@@ -194,7 +197,7 @@ class HostFrames(EngineCore):
         request: OperationReconcileRequest,
         result: OperationReconcileResult,
     ) -> Phase:
-        self.validate_operation_ledger(plan, ledger)
+        self.core.validate_operation_ledger(plan, ledger)
         return self._observe(plan, ledger, request, result)
 
     def apply_authenticated_operation_reconciliation(
@@ -220,7 +223,7 @@ class HostFrames(EngineCore):
     ) -> Phase:
         state = ledger.apply_verified_reconciliation(request, result)
         operation = ledger.require_operation(request.operation_key)
-        self._emit(OperationObserved(plan.plan_id, operation.step_id, operation.tool, state))
+        self.core.emit(OperationObserved(plan.plan_id, operation.step_id, operation.tool, state))
         return state
 
 
