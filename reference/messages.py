@@ -12,6 +12,7 @@ The whole ``WorkerMessage`` union lives in ``worker_message``; this module has n
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar, Self
 
 import attrs
@@ -185,8 +186,58 @@ class OperationStatus:
 
 # -- requests and results ----------------------------------------------------------------------
 
-HEADER_FIELDS = ("protocol_version", "session_id", "request_id", "tool", "operation_key")
-BINDING_FIELDS = (*HEADER_FIELDS, "compensation_key", "tenant_scope", "grant_fingerprint")
+
+@attrs.frozen
+class WireField:
+    """One field of a request or result, as the wire sees it: its key, how it is read from a
+    parsed document, how it is written, and (for the binding fields) the check ``validate``
+    applies. Reading, writing, validation and correlation all walk one tuple of these, in the
+    wire order, so a field is described once."""
+
+    name: str
+    read: Callable[[Node, NumberMode], Any]
+    write: Callable[[Any], str]
+    check: Callable[[Any], object] | None = None
+    """Raises when the value is malformed; what it returns is ignored."""
+
+
+def _token(what: str) -> Callable[[Any], None]:
+    def check(value: Any) -> None:
+        require_token(what, value)
+
+    return check
+
+
+def _text(name: str, check: Callable[[Any], object]) -> WireField:
+    return WireField(name, lambda node, _: as_str(node), encode_string, check)
+
+
+HEADER: tuple[WireField, ...] = (
+    WireField("protocol_version", lambda node, _: as_uint(node, 16), str, check_version),
+    _text("session_id", _token("session id")),
+    _text("request_id", _token("request id")),
+    _text("tool", _token("tool")),
+    _text("operation_key", _token("operation key")),
+)
+"""The five correlation fields every request and result starts with."""
+
+BINDING: tuple[WireField, ...] = (
+    *HEADER,
+    _text("compensation_key", require_compensation_key),
+    _text("tenant_scope", _token("tenant scope")),
+    _text("grant_fingerprint", require_grant_fingerprint),
+)
+"""The eight fields that bind a compensation to its original and its grant."""
+
+PAYLOAD = WireField("payload", read_payload, lambda payload: payload.wire_json())
+STATUS = WireField(
+    "status",
+    lambda node, mode: OperationStatus.from_node(node, mode),
+    lambda status: status.to_json(),
+)
+
+HEADER_FIELDS = tuple(field.name for field in HEADER)
+BINDING_FIELDS = tuple(field.name for field in BINDING)
 
 
 def _text_field() -> str:
@@ -197,51 +248,15 @@ def _version_field() -> int:
     return attrs.field(default=PROTOCOL_VERSION, validator=_check_u16)
 
 
-@attrs.frozen
-class _HeaderValues:
-    protocol_version: int
-    session_id: str
-    request_id: str
-    tool: str
-    operation_key: str
+class _Message:
+    """What every request and result shares, driven by its ``spec`` (wire order): the
+    correlation fields it is matched on (``correlation``), reading, writing and the checks of
+    its binding fields; a body (payload or status) is validated by ``validate``."""
 
-    @classmethod
-    def read(cls, struct: Struct) -> _HeaderValues:
-        return cls(
-            as_uint(struct.required("protocol_version"), 16),
-            as_str(struct.required("session_id")),
-            as_str(struct.required("request_id")),
-            as_str(struct.required("tool")),
-            as_str(struct.required("operation_key")),
-        )
-
-
-@attrs.frozen
-class _BindingValues:
-    header: _HeaderValues
-    compensation_key: str
-    tenant_scope: str
-    grant_fingerprint: str
-
-    @classmethod
-    def read(cls, struct: Struct) -> _BindingValues:
-        return cls(
-            _HeaderValues.read(struct),
-            as_str(struct.required("compensation_key")),
-            as_str(struct.required("tenant_scope")),
-            as_str(struct.required("grant_fingerprint")),
-        )
-
-
-class _Header:
-    """Shared behaviour of the five-field header (version, session, request, tool, key)."""
-
-    protocol_version: int
-    session_id: str
-    request_id: str
-    tool: str
-    operation_key: str
-    fields: ClassVar[tuple[str, ...]]
+    spec: ClassVar[tuple[WireField, ...]]
+    correlation: ClassVar[tuple[WireField, ...]]
+    deny_unknown: ClassVar[bool]
+    what: ClassVar[str]
 
     def validate(self) -> None:
         raise NotImplementedError
@@ -252,63 +267,29 @@ class _Header:
         return self
 
     def validate_header(self) -> None:
-        check_version(self.protocol_version)
-        require_token("session id", self.session_id)
-        require_token("request id", self.request_id)
-        require_token("tool", self.tool)
-        require_token("operation key", self.operation_key)
+        for field in self.correlation:
+            if field.check is not None:
+                field.check(getattr(self, field.name))
 
-    def header_json(self) -> str:
-        return (
-            f'"protocol_version":{self.protocol_version}'
-            f',"session_id":{encode_string(self.session_id)}'
-            f',"request_id":{encode_string(self.request_id)}'
-            f',"tool":{encode_string(self.tool)}'
-            f',"operation_key":{encode_string(self.operation_key)}'
+    def to_json(self) -> str:
+        members = (
+            f'"{field.name}":{field.write(getattr(self, field.name))}' for field in self.spec
         )
+        return "{" + ",".join(members) + "}"
 
-    def header_tuple(self) -> tuple[int, str, str, str, str]:
-        return (
-            self.protocol_version,
-            self.session_id,
-            self.request_id,
-            self.tool,
-            self.operation_key,
-        )
+    def correlation_tuple(self) -> tuple[object, ...]:
+        return tuple(getattr(self, field.name) for field in self.correlation)
 
-
-class _Binding(_Header):
-    """The eight binding fields of a compensation request or result."""
-
-    compensation_key: str
-    tenant_scope: str
-    grant_fingerprint: str
-
-    def validate_header(self) -> None:
-        super().validate_header()
-        require_compensation_key(self.compensation_key)
-        require_token("tenant scope", self.tenant_scope)
-        require_grant_fingerprint(self.grant_fingerprint)
-
-    def header_json(self) -> str:
-        return (
-            super().header_json()
-            + f',"compensation_key":{encode_string(self.compensation_key)}'
-            + f',"tenant_scope":{encode_string(self.tenant_scope)}'
-            + f',"grant_fingerprint":{encode_string(self.grant_fingerprint)}'
-        )
-
-    def binding_tuple(self) -> tuple[object, ...]:
-        return (
-            *self.header_tuple(),
-            self.compensation_key,
-            self.tenant_scope,
-            self.grant_fingerprint,
-        )
+    @classmethod
+    def from_node(cls, node: Node, mode: NumberMode = NumberMode.AP) -> Self:
+        names = tuple(field.name for field in cls.spec)
+        struct = Struct(node, names, deny_unknown=cls.deny_unknown, what=cls.what)
+        values = {field.name: field.read(struct.required(field.name), mode) for field in cls.spec}
+        return cls(**values)
 
 
 @attrs.frozen(kw_only=True)
-class OperationDispatchRequest(_Header):
+class OperationDispatchRequest(_Message):
     """``dispatch_operation`` body: an effect under a host-owned idempotency key."""
 
     protocol_version: int = _version_field()
@@ -318,25 +299,19 @@ class OperationDispatchRequest(_Header):
     operation_key: str = _text_field()
     payload: ToolPayload = attrs.field(validator=_check_payload)
 
-    fields = (*HEADER_FIELDS, "payload")
+    spec = (*HEADER, PAYLOAD)
+    correlation = HEADER
+    deny_unknown = True
+    what = "dispatch request"
 
     def validate(self) -> None:
         """Header tokens and version, then the payload against its own format."""
         self.validate_header()
         self.payload.validate()
 
-    def to_json(self) -> str:
-        return f'{{{self.header_json()},"payload":{self.payload.wire_json()}}}'
-
-    @classmethod
-    def from_node(cls, node: Node, mode: NumberMode = NumberMode.AP) -> OperationDispatchRequest:
-        struct = Struct(node, cls.fields, deny_unknown=True, what="dispatch request")
-        header = _HeaderValues.read(struct)
-        return cls(**attrs.asdict(header), payload=read_payload(struct.required("payload"), mode))
-
 
 @attrs.frozen(kw_only=True)
-class OperationCompensationRequest(_Binding):
+class OperationCompensationRequest(_Message):
     """``compensate_operation`` body: undo one succeeded original, bound to a grant."""
 
     protocol_version: int = _version_field()
@@ -349,29 +324,19 @@ class OperationCompensationRequest(_Binding):
     grant_fingerprint: str = _text_field()
     payload: ToolPayload = attrs.field(validator=_check_payload)
 
-    fields = (*BINDING_FIELDS, "payload")
+    spec = (*BINDING, PAYLOAD)
+    correlation = BINDING
+    deny_unknown = True
+    what = "compensation request"
 
     def validate(self) -> None:
         """Header, ``cmp-`` key, tenant scope token, grant fingerprint form, then payload."""
         self.validate_header()
         self.payload.validate()
 
-    def to_json(self) -> str:
-        return f'{{{self.header_json()},"payload":{self.payload.wire_json()}}}'
-
-    @classmethod
-    def from_node(
-        cls, node: Node, mode: NumberMode = NumberMode.AP
-    ) -> OperationCompensationRequest:
-        struct = Struct(node, cls.fields, deny_unknown=True, what="compensation request")
-        return cls(
-            **_binding_kwargs(_BindingValues.read(struct)),
-            payload=read_payload(struct.required("payload"), mode),
-        )
-
 
 @attrs.frozen(kw_only=True)
-class OperationCompensationResult(_Binding):
+class OperationCompensationResult(_Message):
     """``compensation_result`` body: the eight binding fields plus a status."""
 
     protocol_version: int = _version_field()
@@ -384,7 +349,10 @@ class OperationCompensationResult(_Binding):
     grant_fingerprint: str = _text_field()
     status: OperationStatus
 
-    fields = (*BINDING_FIELDS, "status")
+    spec = (*BINDING, STATUS)
+    correlation = BINDING
+    deny_unknown = True
+    what = "compensation result"
 
     @classmethod
     def for_request(
@@ -409,21 +377,11 @@ class OperationCompensationResult(_Binding):
 
     def matches_request(self, request: OperationCompensationRequest) -> bool:
         """All eight binding fields equal; payload and status are never compared."""
-        return self.binding_tuple() == request.binding_tuple()
-
-    def to_json(self) -> str:
-        return f'{{{self.header_json()},"status":{self.status.to_json()}}}'
-
-    @classmethod
-    def from_node(cls, node: Node, mode: NumberMode = NumberMode.AP) -> OperationCompensationResult:
-        struct = Struct(node, cls.fields, deny_unknown=True, what="compensation result")
-        binding = _BindingValues.read(struct)
-        status = OperationStatus.from_node(struct.required("status"), mode)
-        return cls(**_binding_kwargs(binding), status=status)
+        return self.correlation_tuple() == request.correlation_tuple()
 
 
 @attrs.frozen(kw_only=True)
-class OperationReconcileRequest(_Header):
+class OperationReconcileRequest(_Message):
     """``reconcile_operation`` body: ask for the state of one key (no input, no effect)."""
 
     protocol_version: int = _version_field()
@@ -432,22 +390,17 @@ class OperationReconcileRequest(_Header):
     tool: str = _text_field()
     operation_key: str = _text_field()
 
-    fields = HEADER_FIELDS
+    spec = HEADER
+    correlation = HEADER
+    deny_unknown = False
+    what = "reconcile request"
 
     def validate(self) -> None:
         self.validate_header()
 
-    def to_json(self) -> str:
-        return f"{{{self.header_json()}}}"
-
-    @classmethod
-    def from_node(cls, node: Node, mode: NumberMode = NumberMode.AP) -> OperationReconcileRequest:
-        struct = Struct(node, cls.fields, deny_unknown=False, what="reconcile request")
-        return cls(**attrs.asdict(_HeaderValues.read(struct)))
-
 
 @attrs.frozen(kw_only=True)
-class OperationReconcileResult(_Header):
+class OperationReconcileResult(_Message):
     """Body of both ``operation_result`` and ``reconciled_operation``."""
 
     protocol_version: int = _version_field()
@@ -457,7 +410,10 @@ class OperationReconcileResult(_Header):
     operation_key: str = _text_field()
     status: OperationStatus
 
-    fields = (*HEADER_FIELDS, "status")
+    spec = (*HEADER, STATUS)
+    correlation = HEADER
+    deny_unknown = False
+    what = "operation result"
 
     @classmethod
     def for_request(
@@ -481,26 +437,7 @@ class OperationReconcileResult(_Header):
 
     def matches_request(self, request: OperationReconcileRequest) -> bool:
         """The five correlation fields equal (version, session, request id, tool, key)."""
-        return self.header_tuple() == request.header_tuple()
+        return self.correlation_tuple() == request.correlation_tuple()
 
     def matches_dispatch(self, request: OperationDispatchRequest) -> bool:
-        return self.header_tuple() == request.header_tuple()
-
-    def to_json(self) -> str:
-        return f'{{{self.header_json()},"status":{self.status.to_json()}}}'
-
-    @classmethod
-    def from_node(cls, node: Node, mode: NumberMode = NumberMode.AP) -> OperationReconcileResult:
-        struct = Struct(node, cls.fields, deny_unknown=False, what="operation result")
-        header = _HeaderValues.read(struct)
-        status = OperationStatus.from_node(struct.required("status"), mode)
-        return cls(**attrs.asdict(header), status=status)
-
-
-def _binding_kwargs(binding: _BindingValues) -> dict[str, Any]:
-    return {
-        **attrs.asdict(binding.header),
-        "compensation_key": binding.compensation_key,
-        "tenant_scope": binding.tenant_scope,
-        "grant_fingerprint": binding.grant_fingerprint,
-    }
+        return self.correlation_tuple() == request.correlation_tuple()
