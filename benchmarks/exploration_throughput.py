@@ -28,8 +28,8 @@ from rich.console import Console
 from rich.table import Table
 
 from rescind.conformance.driver import handle
-from rescind.conformance.explore_areas import AREAS
-from rescind.conformance.explore_engine import Area, explore
+from rescind.conformance.explore.areas import AREAS
+from rescind.conformance.explore.engine import Area, explore
 from rescind.conformance.harness import Driver, InProcessDriver, SubprocessDriver
 
 TARGETS = {"in process": 5000.0, "over the pipe": 2000.0}

@@ -11,18 +11,20 @@ from pathlib import Path
 
 from hypothesis.database import ExampleDatabase
 
-from rescind.conformance import source_canonical_fast, source_explore, source_saga_refinement
 from rescind.conformance.checks import Check, Outcome, Status
+from rescind.conformance.explore.sharding import Shard, choose_seed
 from rescind.conformance.harness import Driver
-from rescind.conformance.proofs import ProofRunner
-from rescind.conformance.sharding import Shard, choose_seed
-from rescind.conformance.sourcespec import (
+from rescind.conformance.sources import canonical_fast as source_canonical_fast
+from rescind.conformance.sources import exploration as source_explore
+from rescind.conformance.sources import saga_refinement as source_saga_refinement
+from rescind.conformance.sources.proofs import ProofRunner
+from rescind.conformance.sources.spec import (
     EXPLORATION,
     CheckSource,
     DriverFactory,
     SourceOptions,
 )
-from rescind.conformance.vectorchecks import vector_checks
+from rescind.conformance.vectors.checks import vector_checks
 
 
 def model_checks(proofs: ProofRunner | None = None) -> list[Check]:

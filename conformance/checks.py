@@ -21,8 +21,8 @@ from typing import Literal
 import attrs
 
 from rescind.conformance.comparison import Comparison
-from rescind.conformance.drivertext import bound
 from rescind.conformance.harness import Driver
+from rescind.conformance.harness.text import bound
 
 Tier = Literal["must", "should", "profile"]
 REQUIRED_TIERS: frozenset[str] = frozenset({"must", "profile"})
@@ -54,7 +54,7 @@ class Check:
     profile: str | None = None
     description: str = ""
     provenance: str | None = None
-    """A vector check's provenance kind (``rescind.conformance.provenance``); ``None`` for
+    """A vector check's provenance kind (``rescind.conformance.vectors.provenance``); ``None`` for
     checks that are not golden vectors (reported as ``model``, see ``report.provenance_of``)."""
 
 

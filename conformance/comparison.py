@@ -33,11 +33,12 @@ from typing import Any, Final
 
 import attrs
 
-# The string bounds live in drivertext (one place for every driver string); re-exported.
-from rescind.conformance.drivertext import MAX_STRING as MAX_STRING
-from rescind.conformance.drivertext import STRING_PREFIX as STRING_PREFIX
-from rescind.conformance.drivertext import short as _short_string
 from rescind.conformance.harness import Reply
+
+# The string bounds live in drivertext (one place for every driver string); re-exported.
+from rescind.conformance.harness.text import MAX_STRING as MAX_STRING
+from rescind.conformance.harness.text import STRING_PREFIX as STRING_PREFIX
+from rescind.conformance.harness.text import short as _short_string
 
 MAX_VALUE_BYTES: Final = 4096
 """The compact JSON of each whole value stays within this many UTF-8 bytes."""

@@ -27,8 +27,8 @@ from rescind.conformance.hazards import (
     Hazard,
     Prediction,
 )
-from rescind.conformance.readings import Style
-from rescind.conformance.vectorchecks import load_vector_files
+from rescind.conformance.vectors.checks import load_vector_files
+from rescind.conformance.vectors.readings import Style
 
 Status = Literal["decided", "not-applicable", "undecided", "other", "not-diagnosed"]
 

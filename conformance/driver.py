@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from typing import IO, Any
 
 from rescind import __version__
-from rescind.conformance import operations
 from rescind.conformance.harness import DRIVER_PROTOCOL
+from rescind.conformance.ops import registry as operations
 from rescind.reference.errors import RescindError
 
 REFERENCE_CAPABILITY = "rescind-reference"

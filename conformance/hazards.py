@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 import attrs
 
-from rescind.conformance.readings import Refused, Style, canonical_body, payload_bytes
+from rescind.conformance.vectors.readings import Refused, Style, canonical_body, payload_bytes
 from rescind.reference.errors import RescindError
 from rescind.reference.jsonparse import JsonPairs, Node, parse_document
 from rescind.reference.numbers import NumberMode

@@ -21,8 +21,8 @@ from typing import Any, cast
 import pytest
 
 from rescind.conformance.checks import REQUIRED_TIERS, Check, Outcome, Result
-from rescind.conformance.drivertext import visible
 from rescind.conformance.harness import InProcessDriver
+from rescind.conformance.harness.text import visible
 
 Adapter = Callable[[Mapping[str, Any]], Mapping[str, Any]]
 
@@ -95,7 +95,7 @@ _VECTORS: dict[str, Mapping[str, Any]] = {}
 
 
 def _details(check: Check, outcome: Outcome) -> list[str]:
-    from rescind.conformance import report
+    from rescind.conformance.report import run as report
 
     if check.provenance is not None and not _VECTORS:
         _VECTORS.update(report.vector_tests())

@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterable, Sequence
 import attrs
 
 from rescind.conformance.checks import Check, Outcome, Result
-from rescind.conformance.drivertext import bound, short
 from rescind.conformance.harness import Driver, HarnessFailure
+from rescind.conformance.harness.text import bound, short
 
 DriverFactory = Callable[[], Driver]
 Progress = Callable[[Check, Outcome], None]
@@ -51,7 +51,7 @@ class RunReport:
     """What the run lost or changed on the way without failing a check (e.g. an example
     database that stopped answering): shown by every report."""
     restrictions: tuple[str, ...] = ()
-    """What the driver declared it cannot express (``rescind.conformance.restrictions``)."""
+    """What the driver declared it cannot express (``rescind.conformance.harness.restrictions``)."""
 
     @property
     def failed(self) -> bool:

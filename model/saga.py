@@ -3,7 +3,7 @@
 Every check reads the data in ``rescind.tables.saga`` or the specification's order and batch
 rules, and asks z3 for a counterexample; none runs reference code. Whether the reference's
 planner, order and batches follow these rules is checked by the refinement checks of
-``rescind.conformance.saga_refinement`` (``rescind check``, ids ``refinement.saga.*``). Each
+``rescind.conformance.sources.saga_model`` (``rescind check``, ids ``refinement.saga.*``). Each
 check function takes what it checks as parameters, defaulting to the real tables and rules, so
 tests can hand it a broken variant and watch it fail with a numbered trace.
 

@@ -3,7 +3,7 @@
 What is proved here is about the tables and the specification rules only: the decision rows
 of ``rescind.tables.saga``, the SG-19 compiled-order rule and its reverse on every DAG, and
 the SG-47 batch rule. Whether the reference's planner, order and batches follow these rules is
-a refinement question, answered by ``rescind.conformance.saga_refinement`` with the public
+a refinement question, answered by ``rescind.conformance.sources.saga_model`` with the public
 pieces below (``SymbolicEffect``, ``symbolic_dag``, ``pin_graph``, ``order_admits``,
 ``batches_admit``). See ``rescind.model.saga`` for how the checks are run and reported.
 """

@@ -1,7 +1,7 @@
 """Shared pieces of the saga z3 checks (``saga`` and ``saga_planning``).
 
 ``run_timed``, ``any_of``, ``UNSETTLED`` and ``NOT_HAPPENED`` are public: the refinement
-checks in ``rescind.conformance.saga_refinement`` report through them too."""
+checks in ``rescind.conformance.sources.saga_model`` report through them too."""
 
 from __future__ import annotations
 

@@ -9,8 +9,8 @@ import pytest
 
 from rescind.conformance import cases
 from rescind.conformance.cases import CaseTableError, parse_table, read_table_text
-from rescind.conformance.vectorsets import _canonical_families as canonical_families
-from rescind.conformance.vectorsets import canonical_input
+from rescind.conformance.vectors.sets import _canonical_families as canonical_families
+from rescind.conformance.vectors.sets import canonical_input
 
 NEW_ROW = """
 [[group.case]]

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-IGNORED_TOP_LEVEL = {"rescind.egg-info", "build", "dist"}
+IGNORED_TOP_LEVEL = {"rescind.egg-info", "build", "dist", "rescind-replays"}
+"""Not sources: build output, and where a local `rescind check` saves its replays."""
 
 
 def top_level_folders() -> list[str]:

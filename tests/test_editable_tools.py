@@ -40,7 +40,7 @@ def test_the_import_graph_holds_every_layer() -> None:
     layers = {module.split(".")[1] for module in graph.modules if module.count(".") >= 1}
     assert {"tables", "reference", "model", "conformance", "vectors", "cli"} <= layers
     assert graph.direct_import_exists(
-        importer="rescind.conformance.vectorsets.canonical_input",
+        importer="rescind.conformance.vectors.sets.canonical_input",
         imported="rescind.conformance.cases",
     )
 

@@ -7,7 +7,6 @@ follow a citation of them. docs/spec/README.md ("Upstream sources") says how to 
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
 
 import pytest
@@ -37,10 +36,11 @@ SKIPPED_DIRECTORIES = {"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cac
 
 
 def scanned_roots() -> list[Path]:
-    """docs/spec, tests, and every package folder pyproject maps into the namespace."""
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    package_dirs = project["tool"]["setuptools"]["package-dir"].values()
-    return [ROOT / "docs" / "spec", ROOT / "tests", *(ROOT / folder for folder in package_dirs)]
+    """docs/spec, tests, and every folder of the installed package: src/rescind and the
+    top-level layers it links to (a directory walk does not follow those links)."""
+    package = ROOT / "src" / "rescind"
+    layers = [link.resolve() for link in package.iterdir() if link.is_symlink()]
+    return [ROOT / "docs" / "spec", ROOT / "tests", package, *layers]
 
 
 def scanned_files() -> list[Path]:
@@ -71,7 +71,7 @@ def test_the_scan_covers_the_spec_the_tests_and_every_package() -> None:
         "tests/upstream/README.md",
         "model/actions.py",
         "tables/saga.py",
-        "conformance/vectortool.py",
+        "conformance/vectors/tool.py",
         "src/rescind/__init__.py",
         "vectors/registry.json",
     ):

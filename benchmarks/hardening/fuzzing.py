@@ -211,7 +211,7 @@ def saga_documents() -> tuple[tuple[str, Any], ...]:
 
 @cache
 def driver_seeds() -> tuple[bytes, ...]:
-    from rescind.conformance.vectorchecks import BINDINGS
+    from rescind.conformance.vectors.checks import BINDINGS
 
     lines = []
     for document in vector_documents():

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from rescind.conformance.vectorsets import canonical_input
+from rescind.conformance.vectors.sets import canonical_input
 
 TESTS = {test.id: test for test in canonical_input.build().tests}
 

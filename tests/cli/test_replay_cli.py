@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from rescind.cli import main
-from rescind.conformance import operations
-from rescind.conformance.explore import REPLAY_FORMAT
+from rescind.conformance.explore.worker import REPLAY_FORMAT
+from rescind.conformance.ops import registry as operations
 
 ARGS = {"format": "json", "text": '{"b":2,"a":1}'}
 

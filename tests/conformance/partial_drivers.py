@@ -15,8 +15,8 @@ from typing import Any
 
 from rescind.conformance.driver import REFERENCE_CAPABILITY, serve
 from rescind.conformance.driver import handle as reference
-from rescind.conformance.provenance import SPLASH
-from rescind.conformance.restrictions import AUTHORIZED_BY_AUTHORIZER, raw_authorization
+from rescind.conformance.harness.restrictions import AUTHORIZED_BY_AUTHORIZER, raw_authorization
+from rescind.conformance.vectors.provenance import SPLASH
 
 Handler = Callable[[Mapping[str, Any]], dict[str, Any]]
 

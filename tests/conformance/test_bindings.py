@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from rescind.conformance import operations
-from rescind.conformance.vectorchecks import BINDINGS, load_vector_files
+from rescind.conformance.ops import registry as operations
+from rescind.conformance.vectors.checks import BINDINGS, load_vector_files
 
 
 def test_every_vector_topic_has_a_binding() -> None:

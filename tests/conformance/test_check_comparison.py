@@ -17,13 +17,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rescind.conformance import comparison as cmp
-from rescind.conformance import report, report_html, report_merge
 from rescind.conformance.driver import handle as reference
-from rescind.conformance.drivertext import visible
+from rescind.conformance.explore.sharding import Shard
 from rescind.conformance.harness import InProcessDriver, Reply
+from rescind.conformance.harness.text import visible
+from rescind.conformance.report import html as report_html
+from rescind.conformance.report import merge as report_merge
+from rescind.conformance.report import run as report
 from rescind.conformance.runner import RunReport, run_checks
-from rescind.conformance.sharding import Shard
-from rescind.conformance.vectorchecks import compare, vector_checks
+from rescind.conformance.vectors.checks import compare, vector_checks
 from rescind.reference.digests import host_input_fingerprint_of_bytes
 from tests.conformance.broken_drivers import BROKEN
 from tests.report.html_page import read

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 from rescind.cli import main
-from rescind.conformance import report as reports
 from rescind.conformance.checks import Check, Outcome, Result
+from rescind.conformance.report import run as reports
 from rescind.conformance.runner import RunReport
 
 FAST = ["check", "--no-model", "--explore-steps", "0"]

@@ -19,7 +19,7 @@ from rescind.conformance.diagnose import Diagnosis, canonical_tests, diagnose, p
 from rescind.conformance.driver import handle
 from rescind.conformance.harness import InProcessDriver
 from rescind.conformance.hazards import HAZARDS, LABELS, NOT_APPLICABLE
-from rescind.conformance.readings import Refused, Style, canonical_body
+from rescind.conformance.vectors.readings import Refused, Style, canonical_body
 from tests.conformance.broken_drivers import BROKEN
 
 TESTS = canonical_tests()

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from rescind.conformance import opschemas
 from rescind.conformance.comparison import INFORMATIVE_KEYS
 from rescind.conformance.driver import handle
-from rescind.conformance.vectorchecks import load_vector_files, operation_of
+from rescind.conformance.ops import schemas as opschemas
+from rescind.conformance.vectors.checks import load_vector_files, operation_of
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "driver-protocol.md"
 
@@ -90,7 +90,7 @@ def test_the_operation_table_in_the_doc_is_generated_from_the_schemas() -> None:
     text = DOC.read_text(encoding="utf-8")
     assert opschemas.with_table(text) == text, (
         "docs/driver-protocol.md is stale: run "
-        "`python -m rescind.conformance.opschemas docs/driver-protocol.md`"
+        "`python -m rescind.conformance.ops.schemas docs/driver-protocol.md`"
     )
 
 

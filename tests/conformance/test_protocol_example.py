@@ -12,7 +12,7 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "driver-protocol.md"
 
 # The document leaves the implementation under test to the reader; here it is the reference.
 PRELUDE = """
-from rescind.conformance import operations
+from rescind.conformance.ops import registry as operations
 from rescind.reference.errors import RescindError as MyError
 
 def my_canonical_input(args):

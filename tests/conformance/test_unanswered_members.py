@@ -17,24 +17,24 @@ import pytest
 
 from rescind.cli import main
 from rescind.conformance import comparison as cmp
-from rescind.conformance import report as reports
-from rescind.conformance import report_html
 from rescind.conformance.catalogue import SourceOptions
 from rescind.conformance.checks import Check
 from rescind.conformance.driver import handle
-from rescind.conformance.explore import JOURNAL_AREA, trace_of
-from rescind.conformance.explore_engine import (
+from rescind.conformance.explore.engine import (
     Disagreement,
     explore,
     reference_answer,
     replay_verdict,
     save_replay,
 )
+from rescind.conformance.explore.worker import JOURNAL_AREA, trace_of
 from rescind.conformance.harness import InProcessDriver, Reply
-from rescind.conformance.report_merge import merge, plan_section
+from rescind.conformance.report import html as report_html
+from rescind.conformance.report import run as reports
+from rescind.conformance.report.merge import merge, plan_section
 from rescind.conformance.runner import RunReport, run_checks
-from rescind.conformance.source_explore import _check
-from rescind.conformance.vectorchecks import (
+from rescind.conformance.sources.exploration import _check
+from rescind.conformance.vectors.checks import (
     TopicBinding,
     _trace,
     compare,

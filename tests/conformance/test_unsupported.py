@@ -13,14 +13,14 @@ from xml.etree import ElementTree
 import jsonschema
 import pytest
 
-from rescind.conformance import report as reports
-from rescind.conformance import report_html
 from rescind.conformance.driver import handle
 from rescind.conformance.harness import HarnessFailure, InProcessDriver, Reply
-from rescind.conformance.report_merge import merge, plan_section
-from rescind.conformance.restrictions import CATALOGUE
+from rescind.conformance.harness.restrictions import CATALOGUE
+from rescind.conformance.report import html as report_html
+from rescind.conformance.report import run as reports
+from rescind.conformance.report.merge import merge, plan_section
 from rescind.conformance.runner import RunReport, run_checks
-from rescind.conformance.vectorchecks import load_vector_files, unsupported_of, vector_checks
+from rescind.conformance.vectors.checks import load_vector_files, unsupported_of, vector_checks
 from tests.conformance.partial_drivers import RAW_REASON, UNSUPPORTED_OPS, restricted
 
 ROOT = Path(__file__).resolve().parents[2]

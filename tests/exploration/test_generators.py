@@ -12,9 +12,8 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, Phase, find, given, settings
 
-from rescind.conformance import operations
 from rescind.conformance.driver import handle
-from rescind.conformance.explore_engine import (
+from rescind.conformance.explore.engine import (
     Area,
     disagreement_of,
     explore,
@@ -22,9 +21,10 @@ from rescind.conformance.explore_engine import (
     replay,
     save_replay,
 )
-from rescind.conformance.explore_ledger import LEDGER_AREA
-from rescind.conformance.explore_session import SESSION_WORKER_AREA
+from rescind.conformance.explore.ledger import LEDGER_AREA
+from rescind.conformance.explore.session import SESSION_WORKER_AREA
 from rescind.conformance.harness import InProcessDriver
+from rescind.conformance.ops import registry as operations
 from tests.conformance.broken_drivers import BROKEN
 
 NEW_AREAS = [LEDGER_AREA, SESSION_WORKER_AREA]

@@ -15,13 +15,13 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 
-from rescind.conformance import operations
 from rescind.conformance.driver import handle
-from rescind.conformance.explore_areas import AREAS
-from rescind.conformance.explore_engine import explore, replay, save_replay
-from rescind.conformance.explore_host_session import HOST_SESSION_AREA as AREA
+from rescind.conformance.explore.areas import AREAS
+from rescind.conformance.explore.engine import explore, replay, save_replay
+from rescind.conformance.explore.host_session import HOST_SESSION_AREA as AREA
 from rescind.conformance.harness import InProcessDriver
 from rescind.conformance.interpreters import host_scenario
+from rescind.conformance.ops import registry as operations
 from rescind.reference.host.ledger import WorkflowOperationLedger
 from rescind.reference.host.session import HostLedgerDriver
 

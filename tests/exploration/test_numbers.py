@@ -11,12 +11,12 @@ from typing import Any
 
 from hypothesis import given, settings
 
-from rescind.conformance import operations
 from rescind.conformance.driver import handle
-from rescind.conformance.explore_areas import AREAS
-from rescind.conformance.explore_engine import explore, replay, save_replay
-from rescind.conformance.explore_numbers import NUMBER_AREA as AREA
+from rescind.conformance.explore.areas import AREAS
+from rescind.conformance.explore.engine import explore, replay, save_replay
+from rescind.conformance.explore.numbers import NUMBER_AREA as AREA
 from rescind.conformance.harness import InProcessDriver
+from rescind.conformance.ops import registry as operations
 from tests.conformance.broken_drivers import BROKEN
 
 # RFC 8259's number grammar, written out independently of the generator.

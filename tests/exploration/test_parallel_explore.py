@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from rescind.cli import main
-from rescind.conformance import parallel_explore
 from rescind.conformance.checks import Check, Outcome
-from rescind.conformance.explore_areas import AREAS
+from rescind.conformance.explore import parallel as parallel_explore
+from rescind.conformance.explore.areas import AREAS
 
 
 def _explored(

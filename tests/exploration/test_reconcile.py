@@ -12,16 +12,16 @@ from typing import Any
 
 from hypothesis import given, settings
 
-from rescind.conformance import operations
 from rescind.conformance.driver import handle
-from rescind.conformance.explore_areas import AREAS
-from rescind.conformance.explore_engine import explore
-from rescind.conformance.explore_reconcile import PROFILE
-from rescind.conformance.explore_reconcile import RECONCILE_AREA as AREA
+from rescind.conformance.explore.areas import AREAS
+from rescind.conformance.explore.engine import explore
+from rescind.conformance.explore.reconcile import PROFILE
+from rescind.conformance.explore.reconcile import RECONCILE_AREA as AREA
 from rescind.conformance.harness import InProcessDriver
+from rescind.conformance.ops import registry as operations
 from rescind.conformance.runner import run_checks
-from rescind.conformance.source_explore import exploration_checks
-from rescind.conformance.sourcespec import SourceOptions
+from rescind.conformance.sources.exploration import exploration_checks
+from rescind.conformance.sources.spec import SourceOptions
 
 
 def test_the_area_is_explored_by_rescind_check() -> None:

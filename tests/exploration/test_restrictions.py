@@ -14,13 +14,13 @@ from typing import Any
 
 from hypothesis import Phase, given, settings
 
-from rescind.conformance import operations
 from rescind.conformance.driver import handle
-from rescind.conformance.explore import JOURNAL_AREA, authorized_traces
-from rescind.conformance.explore_engine import explore, replay, save_replay
+from rescind.conformance.explore.engine import explore, replay, save_replay
+from rescind.conformance.explore.worker import JOURNAL_AREA, authorized_traces
 from rescind.conformance.harness import InProcessDriver
-from rescind.conformance.source_explore import _check
-from rescind.conformance.sourcespec import SourceOptions
+from rescind.conformance.ops import registry as operations
+from rescind.conformance.sources.exploration import _check
+from rescind.conformance.sources.spec import SourceOptions
 from tests.conformance.partial_drivers import (
     forgets_duplicates,
     restricted,

@@ -15,8 +15,8 @@ import sys
 for name in sys.argv[1:]:
     __import__(name)
 from rescind.conformance.driver import handle
-from rescind.conformance.explore_areas import AREAS
-from rescind.conformance.explore_engine import explore
+from rescind.conformance.explore.areas import AREAS
+from rescind.conformance.explore.engine import explore
 from rescind.conformance.harness import InProcessDriver
 area = next(a for a in AREAS if a.name == "ledger")
 result = explore(InProcessDriver(handle), area, 20, 3)
@@ -39,7 +39,7 @@ def test_a_seed_explores_the_same_traces_whatever_was_imported() -> None:
 def test_the_hook_restores_hypothesis() -> None:
     from hypothesis.internal.conjecture import providers
 
-    from rescind.conformance.explore_engine import _without_local_constants
+    from rescind.conformance.explore.engine import _without_local_constants
 
     original = providers._get_local_constants
     with _without_local_constants():

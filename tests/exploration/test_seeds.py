@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
-from rescind.conformance import sharding
 from rescind.conformance.driver import handle
-from rescind.conformance.explore_areas import AREAS
-from rescind.conformance.explore_engine import Area, explore
+from rescind.conformance.explore import sharding
+from rescind.conformance.explore.areas import AREAS
+from rescind.conformance.explore.engine import Area, explore
 from rescind.conformance.harness import InProcessDriver
 
 

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from rescind.cli import main
-from rescind.conformance import report_merge
 from rescind.conformance.catalogue import all_checks
 from rescind.conformance.driver import handle
+from rescind.conformance.explore.sharding import SLICE_MARK, Shard, unsliced
 from rescind.conformance.harness import InProcessDriver
-from rescind.conformance.sharding import SLICE_MARK, Shard, unsliced
+from rescind.conformance.report import merge as report_merge
 
 START = lambda: InProcessDriver(handle)  # noqa: E731
 

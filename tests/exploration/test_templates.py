@@ -13,12 +13,12 @@ from typing import Any
 
 from hypothesis import given, settings
 
-from rescind.conformance import operations
 from rescind.conformance.driver import handle
-from rescind.conformance.explore_areas import AREAS
-from rescind.conformance.explore_engine import explore, reference_answer, replay, save_replay
-from rescind.conformance.explore_templates import TEMPLATE_AREA as AREA
+from rescind.conformance.explore.areas import AREAS
+from rescind.conformance.explore.engine import explore, reference_answer, replay, save_replay
+from rescind.conformance.explore.templates import TEMPLATE_AREA as AREA
 from rescind.conformance.harness import InProcessDriver
+from rescind.conformance.ops import registry as operations
 
 
 def test_the_area_is_explored_by_rescind_check() -> None:

@@ -13,7 +13,7 @@ from rescind.conformance.checks import Check
 from rescind.conformance.driver import handle
 from rescind.conformance.harness import InProcessDriver
 from rescind.conformance.runner import run_checks
-from rescind.conformance.vectorchecks import vector_checks
+from rescind.conformance.vectors.checks import vector_checks
 
 PROFILE = "splash-v5+compensation-reconcile"
 PLAIN = {"cr.gate.plain-driver-reconcile", "cr.gate.plain-driver-frame"}

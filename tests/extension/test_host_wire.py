@@ -182,7 +182,7 @@ def test_cr10_vector_refuses_a_reply_of_another_kind_then_settles() -> None:
     # CR-10 by hand: a compensation_result answering a reconcile_compensation frame is
     # refused; the reconciled_compensation that follows is applied as the compensation's
     # result (succeeded); the compensation is then terminal and is not asked about again.
-    from rescind.conformance.vectorsets import session_scenarios
+    from rescind.conformance.vectors.sets import session_scenarios
 
     (test,) = [t for t in session_scenarios.build().tests if t.id.startswith("recovery.cr-10.")]
     assert test.profile == "splash-v5+compensation-reconcile"

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from rescind.conformance.vectorsets import frames as frame_vectors
+from rescind.conformance.vectors.sets import frames as frame_vectors
 from rescind.reference.frames import (
     AuthenticatedFrame,
     PipeBootstrap,

@@ -10,9 +10,9 @@ from typing import Any
 import jsonschema
 import pytest
 
-from rescind.conformance.vectorformat import VectorFile
-from rescind.conformance.vectorsets.grants import build
-from rescind.conformance.vectortool import file_schema, self_describing
+from rescind.conformance.vectors.format import VectorFile
+from rescind.conformance.vectors.sets.grants import build
+from rescind.conformance.vectors.tool import file_schema, self_describing
 
 RULES_DOC = Path(__file__).resolve().parents[2] / "docs" / "spec" / "grants.md"
 

@@ -1,13 +1,13 @@
 """The reference-only check that the fast canonical path answers every canonical-input vector
-(conformance/source_canonical_fast.py): it passes on the reference and fails when the fast
+(conformance/sources/canonical_fast.py): it passes on the reference and fails when the fast
 path changes one byte of its answer, which before it no vector or check noticed."""
 
 from __future__ import annotations
 
 import pytest
 
-from rescind.conformance import source_canonical_fast
-from rescind.conformance.sourcespec import SourceOptions
+from rescind.conformance.sources import canonical_fast as source_canonical_fast
+from rescind.conformance.sources.spec import SourceOptions
 from rescind.reference import canonical_fast
 from rescind.reference.numbers import NumberMode
 from rescind.reference.payload_format import PayloadFormat

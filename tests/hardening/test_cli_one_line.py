@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from rescind.cli import main
-from rescind.conformance.explore import REPLAY_FORMAT
+from rescind.conformance.explore.worker import REPLAY_FORMAT
 
 LONG_INTEGER = "1" * 5000  # past Python's default integer-string conversion limit (4,300)
 

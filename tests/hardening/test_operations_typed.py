@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from rescind.conformance import operations
 from rescind.conformance.driver import serve
-from rescind.conformance.vectorchecks import BINDINGS, load_vector_files
+from rescind.conformance.ops import registry as operations
+from rescind.conformance.vectors.checks import BINDINGS, load_vector_files
 from rescind.reference.errors import RescindError
 
 WRONG: tuple[Any, ...] = (None, 1, -1, "x", "", [], {}, True, 1.5, [1], {"a": 1}, 2**70)

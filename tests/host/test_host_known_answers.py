@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from rescind.conformance.vectorsets import host_keys, ledger_traces
+from rescind.conformance.vectors.sets import host_keys, ledger_traces
 from rescind.reference.digests import (
     PlanStep,
     derive_compensation_key,

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rescind.conformance.vectorsets._ledger_texts import (
+from rescind.conformance.vectors.sets._ledger_texts import (
     estimate_of,
     ledger,
     max_field_operations,

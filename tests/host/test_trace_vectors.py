@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from rescind.conformance.interpreters.host_trace import run_trace
-from rescind.conformance.vectorsets import ledger_traces
+from rescind.conformance.vectors.sets import ledger_traces
 
 TRACES = {test.id: test for test in ledger_traces.build().tests}
 

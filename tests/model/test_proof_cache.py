@@ -1,5 +1,5 @@
 """The proof cache and the worker processes of ``rescind prove`` / ``rescind check``
-(``rescind.conformance.proofs``)."""
+(``rescind.conformance.sources.proofs``)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import z3
 
 from rescind.cli import main
 from rescind.cli import prove as prove_cli
-from rescind.conformance import proofs
+from rescind.conformance.sources import proofs
 from rescind.model.checks import Check, CheckResult
 
 FAST = "saga.final-no-exit"

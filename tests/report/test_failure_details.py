@@ -14,10 +14,10 @@ from xml.etree import ElementTree
 import pytest
 
 from rescind.cli import main
-from rescind.conformance import report
 from rescind.conformance.harness import InProcessDriver
+from rescind.conformance.report import run as report
 from rescind.conformance.runner import run_checks
-from rescind.conformance.vectorchecks import vector_checks
+from rescind.conformance.vectors.checks import vector_checks
 from tests.report.reversed_keys_driver import handle
 
 ROOT = Path(__file__).resolve().parents[2]

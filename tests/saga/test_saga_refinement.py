@@ -10,11 +10,11 @@ from typing import Any
 
 import attrs
 
-from rescind.conformance import saga_refinement
 from rescind.conformance.catalogue import all_checks
 from rescind.conformance.driver import REFERENCE_CAPABILITY, handle
 from rescind.conformance.harness import InProcessDriver
 from rescind.conformance.runner import run_checks
+from rescind.conformance.sources import saga_model as saga_refinement
 from rescind.model.checks import CheckResult
 from rescind.reference.saga.lineage import Lineage
 from rescind.reference.saga.order import compensation_batches, reverse_compiled_order
@@ -126,7 +126,7 @@ def test_rescind_check_runs_them_for_the_reference_only() -> None:
 
 
 def test_a_violated_refinement_fails_the_run_with_its_trace() -> None:
-    from rescind.conformance.source_saga_refinement import _runner
+    from rescind.conformance.sources.saga_refinement import _runner
 
     broken = CheckResult("violated", 0.0, ("1. tasks t0, t1", "2. wrong"), "")
     outcome = _runner(lambda: broken)(InProcessDriver(handle))

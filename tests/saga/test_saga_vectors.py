@@ -14,10 +14,10 @@ from typing import Any
 import jsonschema
 import pytest
 
-from rescind.conformance.vectorformat import VectorFile
-from rescind.conformance.vectorretired import live_id
-from rescind.conformance.vectorsets import saga_bindings, saga_lifecycles, saga_plans
-from rescind.conformance.vectortool import file_schema, self_describing
+from rescind.conformance.vectors.format import VectorFile
+from rescind.conformance.vectors.retired import live_id
+from rescind.conformance.vectors.sets import saga_bindings, saga_lifecycles, saga_plans
+from rescind.conformance.vectors.tool import file_schema, self_describing
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "spec" / "saga.md"
 FILES: dict[str, VectorFile] = {

@@ -13,9 +13,9 @@ import jsonschema
 
 from rescind.conformance.interpreters.host_scenario import run_host_scenario
 from rescind.conformance.interpreters.worker_scenario import run_scenario
-from rescind.conformance.vectorformat import VectorFile
-from rescind.conformance.vectorsets.session_scenarios import build
-from rescind.conformance.vectortool import file_schema, self_describing
+from rescind.conformance.vectors.format import VectorFile
+from rescind.conformance.vectors.sets.session_scenarios import build
+from rescind.conformance.vectors.tool import file_schema, self_describing
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "spec"
 

@@ -9,7 +9,7 @@ import pytest
 
 import rescind.reference.storage.errors  # noqa: F401  (registers the storage codes)
 from rescind.conformance.interpreters.storage_harness import TRACE_OPS, run_trace
-from rescind.conformance.vectorsets.storage import build
+from rescind.conformance.vectors.sets.storage import build
 from rescind.reference.errors import error_registry
 from rescind.stores.sqlite import SqliteBackend
 

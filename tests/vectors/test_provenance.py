@@ -13,8 +13,11 @@ import attrs
 import jsonschema
 import pytest
 
-from rescind.conformance import observation, vectortool
-from rescind.conformance.provenance import (
+from rescind.conformance.vectors import observation
+from rescind.conformance.vectors import tool as vectortool
+from rescind.conformance.vectors.checks import load_vector_files
+from rescind.conformance.vectors.format import VectorFile, VectorGroup, VectorTest
+from rescind.conformance.vectors.provenance import (
     KINDS,
     OBSERVATION_DIRECTORY,
     PROBE_FILES,
@@ -25,8 +28,6 @@ from rescind.conformance.provenance import (
     observed,
     splash_code,
 )
-from rescind.conformance.vectorchecks import load_vector_files
-from rescind.conformance.vectorformat import VectorFile, VectorGroup, VectorTest
 
 UPSTREAM = Path(__file__).resolve().parents[1] / "upstream"
 PROBE_FLAGS = {"UpstreamProbe", "UpstreamKnownAnswer", "ProbeObserved"}

@@ -10,20 +10,20 @@ from typing import Any
 import attrs
 import pytest
 
-from rescind.conformance import vectortool
 from rescind.conformance.driver import handle
 from rescind.conformance.harness import InProcessDriver
 from rescind.conformance.interpreters.frame_trace import run_frame_trace
 from rescind.conformance.interpreters.host_trace import run_trace
 from rescind.conformance.interpreters.worker_scenario import run_scenario
-from rescind.conformance.provenance import SPLASH
-from rescind.conformance.vectorchecks import BINDINGS, vector_checks
-from rescind.conformance.vectorsets import _splash_ports_frames as frame_ports
-from rescind.conformance.vectorsets import _splash_ports_storage as storage_ports
-from rescind.conformance.vectorsets import _splash_ports_worker as worker_ports
-from rescind.conformance.vectorsets import _splash_ports_workflow as workflow_ports
-from rescind.conformance.vectorsets import splash_upstream_tests
-from rescind.conformance.vectorsets._splash_port_support import (
+from rescind.conformance.vectors import tool as vectortool
+from rescind.conformance.vectors.checks import BINDINGS, vector_checks
+from rescind.conformance.vectors.provenance import SPLASH
+from rescind.conformance.vectors.sets import _splash_ports_frames as frame_ports
+from rescind.conformance.vectors.sets import _splash_ports_storage as storage_ports
+from rescind.conformance.vectors.sets import _splash_ports_worker as worker_ports
+from rescind.conformance.vectors.sets import _splash_ports_workflow as workflow_ports
+from rescind.conformance.vectors.sets import splash_upstream_tests
+from rescind.conformance.vectors.sets._splash_port_support import (
     PortDisagrees,
     SinglePort,
     single_vector,

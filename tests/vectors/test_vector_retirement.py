@@ -1,5 +1,5 @@
 """Retiring a published vector ID: accepted only for an ID that no longer exports, recorded in
-the registry, and permanent (rescind.conformance.vectorretired)."""
+the registry, and permanent (rescind.conformance.vectors.retired)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from rescind.conformance import vectortool
-from rescind.conformance.vectorretired import RETIRED, Retirement, live_id, retired_by_id
+from rescind.conformance.vectors import tool as vectortool
+from rescind.conformance.vectors.retired import RETIRED, Retirement, live_id, retired_by_id
 
 OLD = "topic.old-case"
 NEW = "topic.new-case"

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from rescind.conformance.vectorsets import authorizer_traces, journal_codec, journal_traces
+from rescind.conformance.vectors.sets import authorizer_traces, journal_codec, journal_traces
 from rescind.reference.errors import RescindError
 from rescind.reference.messages import OperationStatus
 from rescind.reference.numbers import NumberMode

@@ -14,14 +14,14 @@ import pytest
 
 from rescind.conformance.interpreters.frame_trace import run_frame_trace
 from rescind.conformance.interpreters.worker_trace import run_trace
-from rescind.conformance.vectorformat import VectorFile
-from rescind.conformance.vectorsets import (
+from rescind.conformance.vectors.format import VectorFile
+from rescind.conformance.vectors.sets import (
     authorizer_traces,
     frames,
     journal_codec,
     journal_traces,
 )
-from rescind.conformance.vectortool import default_directory, file_schema, self_describing
+from rescind.conformance.vectors.tool import default_directory, file_schema, self_describing
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "spec"
 MODULES = {

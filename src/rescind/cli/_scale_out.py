@@ -1,5 +1,5 @@
 """The scale-out options of ``rescind check``: ``--seed``, ``--shard I/N`` and
-``--example-db`` (see ``rescind.conformance.sharding`` and ``example_db``)."""
+``--example-db`` (see ``rescind.conformance.explore.sharding`` and ``example_db``)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import attrs
 from hypothesis.database import ExampleDatabase
 
 from rescind.cli import UsageError
-from rescind.conformance import example_db
-from rescind.conformance.sharding import Shard, choose_seed
+from rescind.conformance.explore import example_db
+from rescind.conformance.explore.sharding import Shard, choose_seed
 
 
 @attrs.frozen

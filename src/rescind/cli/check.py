@@ -17,18 +17,19 @@ from rich.text import Text
 
 from rescind.cli import UsageError, prove
 from rescind.cli import _scale_out as scale_out
-from rescind.conformance import example_db, report_html
-from rescind.conformance import report as reports
 from rescind.conformance.catalogue import all_checks
 from rescind.conformance.checks import Check, Outcome
 from rescind.conformance.driver import handle
-from rescind.conformance.drivertext import visible
+from rescind.conformance.explore import example_db
+from rescind.conformance.explore.parallel import ExploreOptions, ParallelExploration
+from rescind.conformance.explore.sharding import Shard
 from rescind.conformance.harness import DEFAULT_TIMEOUT, InProcessDriver, SubprocessDriver
-from rescind.conformance.parallel_explore import ExploreOptions, ParallelExploration
-from rescind.conformance.proofs import ProofRunner
-from rescind.conformance.report_merge import plan_section, run_section
+from rescind.conformance.harness.text import visible
+from rescind.conformance.report import html as report_html
+from rescind.conformance.report import run as reports
+from rescind.conformance.report.merge import plan_section, run_section
 from rescind.conformance.runner import RunReport, run_checks
-from rescind.conformance.sharding import Shard
+from rescind.conformance.sources.proofs import ProofRunner
 
 
 def register(subparsers: Any) -> None:

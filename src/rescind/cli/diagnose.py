@@ -16,8 +16,8 @@ from rich.text import Text
 from rescind.cli import UsageError
 from rescind.conformance.diagnose import Diagnosis, ReadingLine, diagnose
 from rescind.conformance.driver import handle
-from rescind.conformance.drivertext import visible
 from rescind.conformance.harness import DEFAULT_TIMEOUT, Driver, InProcessDriver, SubprocessDriver
+from rescind.conformance.harness.text import visible
 from rescind.conformance.hazards import LABELS
 
 _EVIDENCE_SHOWN = 2

@@ -19,7 +19,7 @@ from rich.console import Console, JustifyMethod
 from rich.table import Table
 
 from rescind.cli import UsageError
-from rescind.conformance import proofs
+from rescind.conformance.sources import proofs
 from rescind.model.checks import PASSING, Check, CheckResult
 
 _STYLE = {"proven": "green", "finding": "magenta", "violated": "bold red", "unknown": "yellow"}

@@ -9,10 +9,10 @@ from typing import Any
 
 from rescind.cli import UsageError
 from rescind.conformance.driver import handle
-from rescind.conformance.drivertext import visible
-from rescind.conformance.explore import REPLAY_FORMAT
-from rescind.conformance.explore_engine import replay_verdict
+from rescind.conformance.explore.engine import replay_verdict
+from rescind.conformance.explore.worker import REPLAY_FORMAT
 from rescind.conformance.harness import DEFAULT_TIMEOUT, Driver, InProcessDriver, SubprocessDriver
+from rescind.conformance.harness.text import visible
 from rescind.reference.errors import RescindError
 
 

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from rescind.cli import UsageError
-from rescind.conformance import report as reports
-from rescind.conformance import report_html
-from rescind.conformance.report_merge import merge
+from rescind.conformance.report import html as report_html
+from rescind.conformance.report import run as reports
+from rescind.conformance.report.merge import merge
 
 
 def register(subparsers: Any) -> None:

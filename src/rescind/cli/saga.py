@@ -22,7 +22,7 @@ from rich.console import Console
 from rich.table import Table
 
 from rescind.cli import UsageError
-from rescind.conformance.drivertext import visible
+from rescind.conformance.harness.text import visible
 from rescind.reference.saga.bindings import BindingReport, compensation_order, validate_bindings
 from rescind.reference.saga.errors import SagaInvalidInput
 from rescind.reference.saga.execution import plan_exit_status

@@ -9,8 +9,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rescind.conformance import observation, vectortool
 from rescind.conformance.harness import DEFAULT_TIMEOUT, SubprocessDriver, Upstream
+from rescind.conformance.vectors import observation
+from rescind.conformance.vectors import tool as vectortool
 
 
 def register(subparsers: Any) -> None:

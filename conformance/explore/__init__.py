@@ -1,0 +1,2 @@
+"""Differential exploration: the engine, the areas, sharding, parallel workers and the example
+database."""

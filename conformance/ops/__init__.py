@@ -1,0 +1,2 @@
+"""The operations a driver answers: each module declares OPERATIONS; registry indexes them;
+schemas documents them."""

@@ -1,0 +1,1 @@
+"""Run reports: JSON, JUnit, Markdown and HTML writers, merging shard reports, state diagrams."""

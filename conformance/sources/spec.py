@@ -1,0 +1,35 @@
+"""What a check source is given: a way to start the driver under test, and the run's options.
+Sources (``source_*`` modules) depend on this, never on the catalogue that lists them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import attrs
+from hypothesis.database import ExampleDatabase
+
+from rescind.conformance.checks import Check
+from rescind.conformance.explore.sharding import Shard
+from rescind.conformance.harness import Driver
+
+DriverFactory = Callable[[], Driver]
+EXPLORATION = "exploration"
+"""The source of exploration checks: in a sharded run each is a slice named for its shard."""
+
+
+@attrs.frozen
+class SourceOptions:
+    explore_examples: int | None = None
+    """Differential exploration budget in traces; ``None`` for the default, 0 for none."""
+    replay_directory: Path = Path("rescind-replays")
+    """Where minimal disagreements are saved (created only when there is one)."""
+    seed: int = 0
+    """The run's exploration seed (``sharding.choose_seed``)."""
+    shard: Shard | None = None
+    """This run's shard: it explores its slice of each budget (``sharding``)."""
+    example_db: ExampleDatabase | None = None
+    """Hypothesis' example database for exploration (``example_db``); ``None`` for none."""
+
+
+CheckSource = Callable[[DriverFactory, SourceOptions], list[Check]]

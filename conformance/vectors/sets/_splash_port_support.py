@@ -1,0 +1,91 @@
+"""Shared pieces of the Splash upstream-test ports (topic ``splash-upstream-tests``).
+
+A port is one upstream test replayed in the input vocabulary of the topic that owns its area.
+Its author writes the outcome the upstream test asserts for every step (``ok`` or an error
+code); the exported expectation is the reference's answer, and a port whose answer differs
+from the upstream assertion is never exported: it is listed in ``DISCREPANCIES`` instead.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import attrs
+
+from rescind.conformance.vectors.format import VectorTest, string_tuple
+from rescind.conformance.vectors.provenance import Provenance, splash_test
+from rescind.reference.errors import RescindError
+
+PROTOCOL = "crates/splash-protocol/src/lib.rs"
+WORKER = "crates/splash-worker/src/lib.rs"
+STORAGE = "crates/splash-storage/src/lib.rs"
+STORAGE_SQLITE = "crates/splash-storage/src/sqlite.rs"
+WORKFLOW = "crates/splash-workflow/src/lib.rs"
+
+OK = "ok"
+
+
+class PortDisagrees(AssertionError):
+    """The reference's answer differs from what the upstream test asserts."""
+
+
+def words(test_name: str) -> str:
+    """``rejects_zero_fencing_tokens`` -> ``rejects-zero-fencing-tokens``."""
+    return re.sub(r"_+", "-", test_name).strip("-").lower()
+
+
+@attrs.frozen
+class SinglePort:
+    """One upstream assertion replayed as one single-operation request."""
+
+    test: str
+    path: str
+    rule: str
+    comment: str
+    input: Mapping[str, Any]
+    intended: str
+    """``ok`` or the error code the upstream test asserts."""
+    suffix: str = ""
+    """Distinguishes several vectors ported from one test (its assertions, one each)."""
+    flags: tuple[str, ...] = attrs.field(default=(), converter=string_tuple)
+    holds: Callable[[Mapping[str, Any]], bool] | None = None
+    """For an accepted request: the upstream test's assertion on the answer."""
+
+
+def check_holds(port: SinglePort, expected: Mapping[str, Any]) -> None:
+    if port.holds is not None and not port.holds(expected):
+        raise PortDisagrees(f"{port.test}{port.suffix}: the answer breaks the upstream assertion")
+
+
+def single_vector(
+    prefix: str,
+    port: SinglePort,
+    compute: Callable[[Mapping[str, Any]], dict[str, Any]],
+    details: Callable[[RescindError], dict[str, Any]],
+) -> VectorTest:
+    try:
+        expected, result, outcome = compute(port.input), "valid", OK
+    except RescindError as error:
+        expected, result, outcome = details(error), "invalid", error.code
+    if outcome != port.intended:
+        raise PortDisagrees(
+            f"{port.test}{port.suffix}: upstream asserts {port.intended}, reference {outcome}"
+        )
+    check_holds(port, expected)
+    test_id = f"{prefix}.{words(port.test)}{port.suffix}"
+    return VectorTest(
+        test_id,
+        port.rule,
+        port.comment,
+        dict(port.input),
+        expected,
+        result,
+        port.flags,
+        provenance=cite(port.path, port.test),
+    )
+
+
+def cite(path: str, test: str) -> Provenance:
+    return splash_test(path, test)

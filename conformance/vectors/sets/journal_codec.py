@@ -1,0 +1,246 @@
+# ruff: noqa: E501  (the journal texts of the generated rows keep one record per line)
+"""Vectors for loading and re-encoding a worker journal (docs/spec/journal.md WJ-1..WJ-5).
+
+The cases are rows of ``conformance/cases/journal-codec.toml``; the two families whose journal
+texts are long (failure messages at the size bound, record counts at the bound) are generated
+here. Expected values come from the ``journal.load`` operation.
+
+Input: the journal text (or a ``{"prefix","repeat","count","suffix"}`` spec for large ones),
+an optional expected scope (``from_json_for_scope``) and an optional profile. A valid vector
+expects the compact re-encoding; an invalid one the error code. Rows reproduce every
+"loading" row of upstream's probe plus worker edge cases 27-32.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rescind.conformance import cases
+from rescind.conformance.cases import CaseRow, CaseTable, Family
+from rescind.conformance.interpreters.journal_load import load_journal
+from rescind.conformance.vectors.format import Flag, VectorFile
+from rescind.conformance.vectors.provenance import Provenance, derived, observed
+from rescind.conformance.vectors.sets._tabled import Computation, tabled_groups
+
+TOPIC = "journal-codec"
+
+FP_ADD = "97b596370568d8bf144de6def87e9d0d3d52f25e96bed12dc4be35526fceb39a"
+FP_UNDO = "5cc121e4a0ce2f79ae6b83397eb4f81a66bf12a9b1fe5836835a8118de24d578"
+FP_GRANT = "a312a58bbb8e2dc99c371b7d80b2fe7ddb877fc94dca018f2782f982223ab6f2"
+PENDING = '{"state":"pending"}'
+TOTAL = '{"state":"succeeded","payload":{"format":"json","value":{"total":42}}}'
+
+
+def journal(*records: str, scope: str = "tenant-release", version: str = "2") -> str:
+    return f'{{"format_version":{version},"scope":"{scope}","records":[{",".join(records)}]}}'
+
+
+def comp(
+    state: str = PENDING,
+    key: str = "cmp-release-42-add-undo",
+    fp: str = FP_UNDO,
+    grant: str = FP_GRANT,
+) -> str:
+    return f'{{"compensation_key":"{key}","input_fingerprint":"{fp}","grant_fingerprint":"{grant}","state":{state}}}'
+
+
+def rec(
+    state: str = PENDING,
+    compensation: str | None = "null",
+    key: str = "release-42-add",
+    tool: str = "math.add",
+    fp: str = FP_ADD,
+    extra: str = "",
+) -> str:
+    text = f'{{"tool":"{tool}","operation_key":"{key}","input_fingerprint":"{fp}","state":{state}{extra}'
+    if compensation is not None:
+        text += f',"compensation":{compensation}'
+    return text + "}"
+
+
+def _failed(length: int) -> str:
+    return '{"state":"failed","message":"' + "x" * length + '"}'
+
+
+PROBE_FAILED = journal(rec(TOTAL, comp('{"state":"failed","message":"boom"}')))
+PROBE_PENDING = journal(rec())
+EMPTY = journal()
+
+
+def _padded(length: int) -> dict[str, Any]:
+    return {"prefix": EMPTY, "repeat": " ", "count": length - len(EMPTY), "suffix": ""}
+
+
+def _records(count: int) -> str:
+    return journal(*(rec(key=f"k-{index}") for index in range(count)))
+
+
+PROBE = ("UpstreamProbe",)
+STRICT = ("StrictDecoding",)
+LENIENT = ("LenientDecoding",)
+ORDER = ("CheckOrder",)
+
+
+PROBE = ("UpstreamProbe",)
+ORDER = ("CheckOrder",)
+_REENCODED = "the re-encoding of a loaded journal computed by the reference (WJ-1)"
+
+
+def _probe_row(label: str, valid: bool) -> Provenance:
+    return observed("out_ap.txt", label, scope=_REENCODED if valid else "")
+
+
+def _row(
+    test_id: str, comment: str, text: str, provenance: Provenance, flags: tuple[str, ...]
+) -> CaseRow:
+    return CaseRow(test_id, "WJ-3", comment, {"text": text}, provenance, flags=flags)
+
+
+def failure_message_bounds() -> list[CaseRow]:
+    """A stored failure message at WJ-3's 4,096-byte bound and one byte past it."""
+    return [
+        _row(
+            "codec.probe.state-failed-4096",
+            "4096-byte failure message",
+            journal(rec(_failed(4096))),
+            _probe_row("state failed 4096", True),
+            PROBE,
+        ),
+        _row(
+            "codec.probe.state-failed-4097",
+            "edge case 30: 4097-byte failure message",
+            journal(rec(_failed(4097))),
+            _probe_row("state failed 4097", False),
+            PROBE,
+        ),
+    ]
+
+
+def record_count_bounds() -> list[CaseRow]:
+    """64 records (the bound), 65, and 65 whose first is invalid: the count is checked first."""
+    first_invalid = journal(rec(fp="bad"), *(rec(key=f"k-{index}") for index in range(64)))
+    return [
+        _row(
+            "codec.probe.64-records",
+            "64 records",
+            _records(64),
+            _probe_row("64 records", True),
+            PROBE,
+        ),
+        _row(
+            "codec.probe.65-records",
+            "edge case 30: 65 records",
+            _records(65),
+            _probe_row("65 records", False),
+            PROBE,
+        ),
+        _row(
+            "codec.count-checked-before-records",
+            "65 records, the first invalid: the count is checked first",
+            first_invalid,
+            derived("WJ-3"),
+            ORDER,
+        ),
+    ]
+
+
+FAMILIES: dict[str, Family] = {
+    "failure-message-bounds": failure_message_bounds,
+    "record-count-bounds": record_count_bounds,
+}
+
+
+def table() -> CaseTable:
+    return cases.load(TOPIC, FAMILIES)
+
+
+NOTES = [
+    Flag(
+        "UpstreamProbe",
+        "divergence from observed upstream behaviour",
+        "journals written by one implementation are rejected or read differently by the other",
+    ),
+    Flag(
+        "StrictDecoding",
+        "unknown, repeated or mistyped fields accepted",
+        "two readers see different journals in the same bytes, or a tampered journal loads",
+    ),
+    Flag(
+        "LenientDecoding",
+        "forms upstream accepts are refused",
+        "journals written by upstream fail to load after an upgrade",
+    ),
+    Flag(
+        "CheckOrder",
+        "validation in another order",
+        "a different error is reported for the same journal",
+    ),
+    Flag(
+        "DuplicateKeyLastWins",
+        "a repeated payload key resolved first-wins or rejected",
+        "the stored result differs between implementations",
+    ),
+    Flag(
+        "SizeBound",
+        "the 256 KiB bound off by one or measured after parsing",
+        "oversized journals are parsed, or a maximal one is refused",
+    ),
+    Flag(
+        "ScopeIsolation",
+        "a journal loaded for a scope it does not belong to",
+        "one tenant's operations deduplicate against another's",
+    ),
+    Flag(
+        "NumberMode",
+        "stored numbers re-encoded in another profile's layout",
+        "the journal bytes, and a persisted tag over them, differ",
+    ),
+    Flag(
+        "F64Profile",
+        "informative splash-v5-f64 profile",
+        "only implementations of that profile must match; splash-v5 implementations skip it",
+    ),
+    Flag(
+        "LongInteger",
+        "an integer field parsed into an unbounded integer, or by a parser with a digit limit, before its range check",
+        "a number thousands of digits long raises the parser's own error, or costs quadratic time, instead of the out-of-range decode error",
+    ),
+]
+
+
+def build(source: CaseTable | None = None) -> VectorFile:
+    text_spec = {
+        "oneOf": [
+            {"type": "string"},
+            {"type": "object", "required": ["prefix", "repeat", "count", "suffix"]},
+        ]
+    }
+    return VectorFile(
+        topic=TOPIC,
+        header=(
+            "Loading a worker journal (from_json / from_json_for_scope) and re-encoding it (docs/spec/journal.md WJ-1..WJ-5).",
+            "A text given as {prefix, repeat, count, suffix} is prefix + repeat*count + suffix.",
+        ),
+        notes=NOTES,
+        groups=tabled_groups(source or table(), {"journal-load": Computation(load_journal)}),
+        test_schema={
+            "input": {
+                "type": "object",
+                "required": ["text"],
+                "additionalProperties": False,
+                "properties": {
+                    "text": text_spec,
+                    "expected_scope": {"type": "string"},
+                    "profile": {"enum": ["splash-v5", "splash-v5-f64"]},
+                },
+            },
+            "expected": {
+                "type": "object",
+                "properties": {
+                    "journal": {"type": "string"},
+                    "records": {"type": "integer"},
+                    "error": {"type": "string"},
+                },
+            },
+        },
+    )

@@ -1,0 +1,74 @@
+"""Splash's own unit tests, transcribed as vectors (provenance ``upstream-test``).
+
+One group per area; each group uses the input format and driver operation of the topic that
+owns the area (journal-traces, authorizer-traces, grants, ...), so ``TopicBinding``'s
+``group_bindings`` sends it to that capability. Every vector cites the upstream test it
+replays (``ymote/Splash`` at the pinned commit, path and test name); a test with several
+independent assertions may give several vectors, told apart by a suffix. Each comment says
+what the upstream test asserts and what of it the vector does not pin. The expected values
+are the reference's; a port whose answer differs from the upstream assertion is not
+exported (``_splash_port_support.PortDisagrees`` stops the build).
+docs/upstream-readings.md ("Port inventory", Splash) lists every upstream test of these
+areas, ported or not, and why.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rescind.conformance.vectors.format import VectorFile, VectorGroup
+from rescind.conformance.vectors.sets import _splash_ports_frames as frame_ports
+from rescind.conformance.vectors.sets import _splash_ports_grants as grant_ports
+from rescind.conformance.vectors.sets import _splash_ports_protocol as protocol_ports
+from rescind.conformance.vectors.sets import _splash_ports_storage as storage_ports
+from rescind.conformance.vectors.sets import _splash_ports_worker as worker_ports
+from rescind.conformance.vectors.sets import _splash_ports_workflow as workflow_ports
+
+TOPIC = "splash-upstream-tests"
+
+GROUP_TOPICS: dict[str, str] = {
+    "journal": "journal-traces",
+    "authorizer": "authorizer-traces",
+    "grants": "grants",
+    "storage-cas-trace": "storage",
+    "worker-session": "session-scenarios",
+    "ledger-trace": "ledger-traces",
+    "message-line": "frames",
+    "bootstrap": "frames",
+    "frame-trace": "frames",
+}
+"""Each group's type and the topic whose input format and driver operation it uses."""
+
+_SCHEMA: dict[str, Any] = {
+    "input": {"type": "object", "description": "the input format of the group's own topic"},
+    "expected": {"type": "object"},
+}
+
+
+def build() -> VectorFile:
+    groups = (
+        VectorGroup("journal", protocol_ports.vectors("splash.journal", protocol_ports.JOURNAL)),
+        VectorGroup(
+            "authorizer", protocol_ports.vectors("splash.authorizer", protocol_ports.AUTHORIZER)
+        ),
+        VectorGroup("grants", grant_ports.vectors("splash.grants")),
+        VectorGroup("storage-cas-trace", storage_ports.vectors("splash.storage")),
+        VectorGroup("worker-session", worker_ports.vectors("splash.worker")),
+        VectorGroup("ledger-trace", workflow_ports.vectors("splash.workflow")),
+        VectorGroup("message-line", frame_ports.message_vectors("splash.frames")),
+        VectorGroup("bootstrap", frame_ports.bootstrap_vectors("splash.frames")),
+        VectorGroup("frame-trace", frame_ports.trace_vectors("splash.frames")),
+    )
+    return VectorFile(
+        topic=TOPIC,
+        header=(
+            "Splash's own unit tests transcribed as vectors, each citing its upstream test.",
+            "Each group uses the input format and driver operation of another topic:",
+            *(f"  {group}: as topic {topic}" for group, topic in GROUP_TOPICS.items()),
+            "docs/upstream-readings.md lists every upstream test of these areas and why some",
+            "were not ported.",
+        ),
+        notes=(),
+        groups=groups,
+        test_schema=_SCHEMA,
+    )
