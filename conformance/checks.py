@@ -54,7 +54,7 @@ class Check:
     profile: str | None = None
     description: str = ""
     provenance: str | None = None
-    """A vector check's provenance kind (``rescind.conformance.vectors.provenance``); ``None`` for
+    """A vector check's provenance kind (``rescind.conformance.provenance``); ``None`` for
     checks that are not golden vectors (reported as ``model``, see ``report.provenance_of``)."""
 
 

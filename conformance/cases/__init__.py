@@ -47,7 +47,7 @@ from typing import Any
 import attrs
 import jsonschema
 
-from rescind.conformance.vectors.provenance import Provenance, derived
+from rescind.conformance.provenance import Provenance, derived
 
 RESULTS: tuple[str, ...] = ("valid", "invalid", "acceptable")
 

@@ -20,9 +20,9 @@ import attrs
 from rescind.conformance.checks import REQUIRED_TIERS, Check, Result
 from rescind.conformance.comparison import Comparison, bounded, compact
 from rescind.conformance.harness.text import markdown, markdown_code, visible
+from rescind.conformance.provenance import KINDS
 from rescind.conformance.runner import RunReport
 from rescind.conformance.vectors.checks import load_vector_files
-from rescind.conformance.vectors.provenance import KINDS
 
 NOT_A_VECTOR = "model"
 """The provenance label of checks that are not golden vectors (model proofs, saga refinement,

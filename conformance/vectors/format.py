@@ -13,7 +13,7 @@ object, an ``expected`` object and a tri-state ``result``:
 * ``invalid``    the implementation must reject with ``expected.error`` (an error code);
 * ``acceptable`` either behaviour is conformant (``expected`` shows upstream's).
 
-Every test also carries its ``provenance`` (``rescind.conformance.vectors.provenance``: where the
+Every test also carries its ``provenance`` (``rescind.conformance.provenance``: where the
 expectation comes from, with a citation) and belongs to one number ``profile``: the file's
 (``splash-v5``) unless the test names another; a test whose request asks for a profile
 (``input.profile``, or ``input.setup.profile`` for traces) belongs to that one. Drivers that
@@ -34,7 +34,7 @@ from typing import Any, Literal
 
 import attrs
 
-from rescind.conformance.vectors.provenance import KINDS, MEANINGS, Provenance
+from rescind.conformance.provenance import KINDS, MEANINGS, Provenance
 
 SUITE = "rescind-vectors"
 SUITE_VERSION = "1.0.0"

@@ -21,11 +21,11 @@ from typing import Any
 import jsonschema
 
 from rescind.conformance.comparison import INFORMATIVE_KEYS
+from rescind.conformance.provenance import KINDS
 from rescind.conformance.vectors import observation
 from rescind.conformance.vectors.checks import BINDINGS
 from rescind.conformance.vectors.format import PROFILES, RESULTS, VectorFile, VectorTest, render
 from rescind.conformance.vectors.observation import Observation
-from rescind.conformance.vectors.provenance import KINDS
 from rescind.conformance.vectors.retired import Retirement, live_id, retired_by_id
 from rescind.conformance.vectors.sets.topics import discover
 

@@ -16,7 +16,7 @@ from typing import Any
 from rescind.conformance.driver import REFERENCE_CAPABILITY, serve
 from rescind.conformance.driver import handle as reference
 from rescind.conformance.harness.restrictions import AUTHORIZED_BY_AUTHORIZER, raw_authorization
-from rescind.conformance.vectors.provenance import SPLASH
+from rescind.conformance.provenance import SPLASH
 
 Handler = Callable[[Mapping[str, Any]], dict[str, Any]]
 

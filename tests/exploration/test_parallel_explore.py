@@ -11,8 +11,8 @@ import pytest
 
 from rescind.cli import main
 from rescind.conformance.checks import Check, Outcome
-from rescind.conformance.explore import parallel as parallel_explore
 from rescind.conformance.explore.areas import AREAS
+from rescind.conformance.sources import parallel as parallel_explore
 
 
 def _explored(

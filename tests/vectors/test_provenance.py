@@ -13,11 +13,7 @@ import attrs
 import jsonschema
 import pytest
 
-from rescind.conformance.vectors import observation
-from rescind.conformance.vectors import tool as vectortool
-from rescind.conformance.vectors.checks import load_vector_files
-from rescind.conformance.vectors.format import VectorFile, VectorGroup, VectorTest
-from rescind.conformance.vectors.provenance import (
+from rescind.conformance.provenance import (
     KINDS,
     OBSERVATION_DIRECTORY,
     PROBE_FILES,
@@ -28,6 +24,10 @@ from rescind.conformance.vectors.provenance import (
     observed,
     splash_code,
 )
+from rescind.conformance.vectors import observation
+from rescind.conformance.vectors import tool as vectortool
+from rescind.conformance.vectors.checks import load_vector_files
+from rescind.conformance.vectors.format import VectorFile, VectorGroup, VectorTest
 
 UPSTREAM = Path(__file__).resolve().parents[1] / "upstream"
 PROBE_FLAGS = {"UpstreamProbe", "UpstreamKnownAnswer", "ProbeObserved"}

@@ -15,9 +15,9 @@ from rescind.conformance.harness import InProcessDriver
 from rescind.conformance.interpreters.frame_trace import run_frame_trace
 from rescind.conformance.interpreters.host_trace import run_trace
 from rescind.conformance.interpreters.worker_scenario import run_scenario
+from rescind.conformance.provenance import SPLASH
 from rescind.conformance.vectors import tool as vectortool
 from rescind.conformance.vectors.checks import BINDINGS, vector_checks
-from rescind.conformance.vectors.provenance import SPLASH
 from rescind.conformance.vectors.sets import _splash_ports_frames as frame_ports
 from rescind.conformance.vectors.sets import _splash_ports_storage as storage_ports
 from rescind.conformance.vectors.sets import _splash_ports_worker as worker_ports

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from rescind.conformance.provenance import derived
 from rescind.conformance.vectors import tool as vectortool
 from rescind.conformance.vectors.format import Flag, VectorFile, VectorGroup, VectorTest
-from rescind.conformance.vectors.provenance import derived
 
 
 def test_committed_vectors_are_fresh_valid_and_registered() -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from rescind.conformance.cases import CaseRow, Family
-from rescind.conformance.vectors.provenance import Provenance, derived, observed
+from rescind.conformance.provenance import Provenance, derived, observed
 
 PROBE = ("UpstreamProbe",)
 _COMPUTED = "bytes, size and fingerprints computed from that text by the reference (CJ-25 to CJ-28)"

@@ -14,8 +14,8 @@ from typing import Any
 
 import attrs
 
+from rescind.conformance.provenance import Provenance, splash_test
 from rescind.conformance.vectors.format import VectorTest, string_tuple
-from rescind.conformance.vectors.provenance import Provenance, splash_test
 from rescind.reference.errors import RescindError
 
 PROTOCOL = "crates/splash-protocol/src/lib.rs"

@@ -9,8 +9,8 @@ import json
 from typing import Any
 
 from rescind.conformance.interpreters.storage_harness import run_open, run_tag
+from rescind.conformance.provenance import Provenance, derived, observed
 from rescind.conformance.vectors.format import VectorTest
-from rescind.conformance.vectors.provenance import Provenance, derived, observed
 from rescind.reference.storage.envelope import encode_payload
 from rescind.reference.storage.tag import MAX_RECORD_BYTES, MAX_U64, storage_record_tag
 

@@ -26,8 +26,8 @@ from rescind.conformance.interpreters.compensation_reconcile import (
     LOST,
     run_compensation_reconcile,
 )
+from rescind.conformance.provenance import derived
 from rescind.conformance.vectors.format import Flag, VectorFile, VectorGroup, VectorTest
-from rescind.conformance.vectors.provenance import derived
 from rescind.reference.messages import OperationStatus
 from rescind.reference.payload import ToolPayload
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from rescind.conformance.interpreters.grant_ops import OPERATIONS, expected_of
+from rescind.conformance.provenance import Provenance, derived, observed
 from rescind.conformance.vectors.format import (
     Flag,
     VectorFile,
@@ -20,7 +21,6 @@ from rescind.conformance.vectors.format import (
     VectorTest,
     test_from_row,
 )
-from rescind.conformance.vectors.provenance import Provenance, derived, observed
 
 TOPIC = "grants"
 

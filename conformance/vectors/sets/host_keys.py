@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from rescind.conformance.interpreters.host_key_ops import expected_of
+from rescind.conformance.provenance import derived
 from rescind.conformance.vectors.format import (
     Flag,
     VectorFile,
@@ -20,7 +21,6 @@ from rescind.conformance.vectors.format import (
     VectorTest,
     test_from_row,
 )
-from rescind.conformance.vectors.provenance import derived
 
 TOPIC = "host-keys"
 

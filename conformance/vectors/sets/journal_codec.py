@@ -18,8 +18,8 @@ from typing import Any
 from rescind.conformance import cases
 from rescind.conformance.cases import CaseRow, CaseTable, Family
 from rescind.conformance.interpreters.journal_load import load_journal
+from rescind.conformance.provenance import Provenance, derived, observed
 from rescind.conformance.vectors.format import Flag, VectorFile
-from rescind.conformance.vectors.provenance import Provenance, derived, observed
 from rescind.conformance.vectors.sets._tabled import Computation, tabled_groups
 
 TOPIC = "journal-codec"

@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from rescind.conformance.interpreters.ledger_load import expected_of
+from rescind.conformance.provenance import derived, splash_code
 from rescind.conformance.vectors.format import Flag, VectorFile, VectorGroup, VectorTest
-from rescind.conformance.vectors.provenance import derived, splash_code
 from rescind.conformance.vectors.sets._ledger_texts import (
     CMP_KEY,
     MAX_REVISION,

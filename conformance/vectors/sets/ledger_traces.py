@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from rescind.conformance.interpreters.host_trace import run_trace
+from rescind.conformance.provenance import derived
 from rescind.conformance.vectors.format import Flag, VectorFile, VectorGroup, VectorTest
-from rescind.conformance.vectors.provenance import derived
 from rescind.conformance.vectors.sets._trace_cases_compensation import CASES as COMPENSATION
 from rescind.conformance.vectors.sets._trace_cases_ops import CASES as OPERATIONS
 from rescind.conformance.vectors.sets.ledger_codec import ESTIMATE

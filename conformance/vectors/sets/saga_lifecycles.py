@@ -25,8 +25,8 @@ from rescind.conformance.interpreters.saga_documents import (
     transition_document,
     work_item_document,
 )
+from rescind.conformance.provenance import Provenance, assumed, derived
 from rescind.conformance.vectors.format import Flag, VectorFile, VectorGroup, VectorTest
-from rescind.conformance.vectors.provenance import Provenance, assumed, derived
 from rescind.conformance.vectors.retired import live_id
 from rescind.conformance.vectors.sets._tabled import RowToVector, tabled_groups
 from rescind.reference.errors import RescindError

@@ -17,8 +17,8 @@ from rescind.conformance.interpreters.saga_documents import (
     plan_document,
     run_document,
 )
+from rescind.conformance.provenance import upstream
 from rescind.conformance.vectors.format import Flag, VectorFile
-from rescind.conformance.vectors.provenance import upstream
 from rescind.conformance.vectors.sets._tabled import Computation, tabled_groups
 
 TOPIC = "saga-plans"

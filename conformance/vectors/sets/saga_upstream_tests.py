@@ -24,8 +24,8 @@ from rescind.conformance.interpreters.saga_documents import (
     validate_document,
     work_item_document,
 )
+from rescind.conformance.provenance import Provenance, upstream
 from rescind.conformance.vectors.format import Flag, VectorFile, VectorGroup, VectorTest
-from rescind.conformance.vectors.provenance import Provenance, upstream
 from rescind.conformance.vectors.retired import live_id
 from rescind.reference.errors import RescindError
 

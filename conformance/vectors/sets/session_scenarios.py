@@ -16,8 +16,8 @@ from typing import Any
 
 from rescind.conformance.interpreters.host_scenario import run_host_scenario
 from rescind.conformance.interpreters.worker_scenario import run_scenario
+from rescind.conformance.provenance import Provenance, derived, edge_case_note, observed
 from rescind.conformance.vectors.format import Flag, VectorFile, VectorGroup, VectorTest
-from rescind.conformance.vectors.provenance import Provenance, derived, edge_case_note, observed
 from rescind.conformance.vectors.sets import _recovery_cases as host_cases
 from rescind.conformance.vectors.sets import _session_cases as worker_cases
 

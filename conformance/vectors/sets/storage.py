@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from rescind.conformance.interpreters.storage_harness import run_trace
+from rescind.conformance.provenance import Provenance, derived, splash_test
 from rescind.conformance.vectors.format import Flag, VectorFile, VectorGroup, VectorTest
-from rescind.conformance.vectors.provenance import Provenance, derived, splash_test
 from rescind.conformance.vectors.sets._storage_cases import (
     FIRST,
     K09,

@@ -21,7 +21,6 @@ from rescind.conformance.catalogue import all_checks
 from rescind.conformance.checks import Check, Outcome
 from rescind.conformance.driver import handle
 from rescind.conformance.explore import example_db
-from rescind.conformance.explore.parallel import ExploreOptions, ParallelExploration
 from rescind.conformance.explore.sharding import Shard
 from rescind.conformance.harness import DEFAULT_TIMEOUT, InProcessDriver, SubprocessDriver
 from rescind.conformance.harness.text import visible
@@ -29,6 +28,7 @@ from rescind.conformance.report import html as report_html
 from rescind.conformance.report import run as reports
 from rescind.conformance.report.merge import plan_section, run_section
 from rescind.conformance.runner import RunReport, run_checks
+from rescind.conformance.sources.parallel import ExploreOptions, ParallelExploration
 from rescind.conformance.sources.proofs import ProofRunner
 
 
