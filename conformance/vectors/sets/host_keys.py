@@ -14,13 +14,43 @@ so the table's provenance is derived throughout.
 from __future__ import annotations
 
 from rescind.conformance import cases
-from rescind.conformance.cases import CaseTable
+from rescind.conformance.cases import CaseRow, CaseTable, Family
 from rescind.conformance.interpreters.host_key_ops import refusal, run
+from rescind.conformance.provenance import derived
 from rescind.conformance.vectors.format import Flag, VectorFile
 from rescind.conformance.vectors.sets._tabled import Computation, tabled_groups
 
 TOPIC = "host-keys"
 GROUP_NAMES = ("plan-fingerprint", "input-fingerprint", "operation-key", "compensation-key")
+
+
+def step_count_bounds() -> list[CaseRow]:
+    """HK-3's bound on steps: 1,024 (the most a plan may have) and one more."""
+
+    def plan(count: int) -> dict[str, object]:
+        return {"operation": "plan_fingerprint", "steps": [[f"s{i}", ""] for i in range(count)]}
+
+    return [
+        CaseRow(
+            "hostkeys.plan.exactly-1024-steps",
+            "HK-3",
+            "1,024 steps, the most a plan may have, are allowed and all hashed.",
+            plan(1024),
+            derived("HK-3"),
+            result="valid",
+        ),
+        CaseRow(
+            "hostkeys.plan.too-many-steps",
+            "HK-3",
+            "1,025 steps are one too many.",
+            plan(1025),
+            derived("HK-3"),
+            result="invalid",
+        ),
+    ]
+
+
+FAMILIES: dict[str, Family] = {"step-count-bounds": step_count_bounds}
 
 # fmt: off
 NOTES = (
@@ -93,7 +123,8 @@ def build(source: CaseTable | None = None) -> VectorFile:
         ),
         notes=NOTES,
         groups=tabled_groups(
-            source or cases.load(TOPIC), dict.fromkeys(GROUP_NAMES, Computation(run, refusal))
+            source or cases.load(TOPIC, FAMILIES),
+            dict.fromkeys(GROUP_NAMES, Computation(run, refusal)),
         ),
         test_schema=TEST_SCHEMA,
     )
