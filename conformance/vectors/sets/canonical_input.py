@@ -122,11 +122,12 @@ def to_test(row: CaseRow) -> VectorTest:
         expected = {**expected, "f64": informative}
         flags.append("NumberModeDiffers")
     text = row.input.get("text")
-    is_json = row.input["format"] == "json" and isinstance(text, str)
-    if is_json and '"$serde_json::private::Number"' in text and "ReservedNumberKey" not in flags:
-        flags.append("ReservedNumberKey")
-    if is_json and _has_duplicate_key(text) and "DuplicateKeyLastWins" not in flags:
-        flags.append("DuplicateKeyLastWins")
+    if row.input["format"] == "json" and isinstance(text, str):
+        reserved = '"$serde_json::private::Number"' in text
+        if reserved and "ReservedNumberKey" not in flags:
+            flags.append("ReservedNumberKey")
+        if _has_duplicate_key(text) and "DuplicateKeyLastWins" not in flags:
+            flags.append("DuplicateKeyLastWins")
     return VectorTest(
         id=row.id,
         rule=row.rule,
