@@ -21,6 +21,7 @@ from rescind.conformance.checks import REQUIRED_TIERS, Check, Result
 from rescind.conformance.comparison import Comparison, bounded, compact
 from rescind.conformance.harness.text import markdown, markdown_code, visible
 from rescind.conformance.provenance import KINDS
+from rescind.conformance.report.claim import claim_of, detail_lines, headline
 from rescind.conformance.runner import RunReport
 from rescind.conformance.vectors.checks import load_vector_files
 
@@ -29,8 +30,8 @@ NOT_A_VECTOR = "model"
 differential exploration): their oracle is Rescind's own model or reference, run live."""
 
 PROVENANCE_LABELS: tuple[str, ...] = (*KINDS, NOT_A_VECTOR)
-SUMMARY_STATUSES: tuple[str, ...] = ("pass", "fail", "not-applicable", "unsupported")
-SKIPPED_STATUSES: tuple[str, ...] = ("not-applicable", "unsupported", "xfail")
+SUMMARY_STATUSES: tuple[str, ...] = ("pass", "fail", "not-applicable", "unsupported", "restricted")
+SKIPPED_STATUSES: tuple[str, ...] = ("not-applicable", "unsupported", "restricted", "xfail")
 """Reported as skipped (with the status and the reason) in JUnit: neither a pass nor a failure."""
 
 
@@ -52,13 +53,17 @@ def counts_by_provenance(report: RunReport) -> dict[str, dict[str, int]]:
 
 
 def to_json(report: RunReport) -> dict[str, Any]:
+    """The JSON report; the ``claim`` comes first."""
+    code = report.exit_code()
     return {
+        "claim": claim_of(report).to_json(),
         "implementation": {"name": report.implementation, "version": report.version},
         "capabilities": list(report.capabilities),
         "profiles": list(report.profiles),
         "restrictions": list(report.restrictions),
-        "passed": not report.failed and not report.harness_broken,
-        "exitCode": report.exit_code(),
+        "upstream": report.upstream,
+        "passed": code == 0,
+        "exitCode": code,
         "counts": report.counts(),
         "countsByProvenance": counts_by_provenance(report),
         "harnessFailures": list(report.harness_failures),
@@ -75,11 +80,14 @@ def _check_json(result: Result) -> dict[str, Any]:
         "rule": result.check.rule,
         "source": result.check.source,
         "capability": result.check.capability,
+        "profile": result.check.profile,
         "provenance": provenance_of(result.check),
         "status": result.outcome.status,
         "message": result.outcome.message,
         "seconds": round(result.outcome.seconds, 6),
     }
+    if result.outcome.restricted_by:
+        entry["restrictedBy"] = list(result.outcome.restricted_by)
     if result.outcome.comparison is not None:
         entry["comparison"] = result.outcome.comparison.to_json()
     return entry
@@ -238,8 +246,16 @@ def write_junit(report: RunReport, path: Path) -> None:
         return [result.outcome.message, *failure_details(result, vectors)]
 
     suites = ElementTree.Element("testsuites", name="rescind")
+    claim = claim_of(report)
+    properties = ElementTree.SubElement(suites, "properties")
+    ElementTree.SubElement(properties, "property", name="claim", value=visible(headline(claim)))
+    for line in detail_lines(claim):
+        ElementTree.SubElement(properties, "property", name="claim.detail", value=visible(line))
+    for part in claim.classes:
+        ElementTree.SubElement(
+            properties, "property", name=f"claim.class.{part.name}", value=part.status
+        )
     if report.notes:
-        properties = ElementTree.SubElement(suites, "properties")
         for note in report.notes:
             ElementTree.SubElement(properties, "property", name="note", value=visible(note))
     by_source: dict[str, list[Any]] = {}
@@ -277,20 +293,29 @@ def write_junit(report: RunReport, path: Path) -> None:
 
 def to_markdown(report: RunReport) -> str:
     counts = report.counts()
-    verdict = "PASS" if report.exit_code() == 0 else "FAIL"
+    claim = claim_of(report)
     lines = [
-        f"# Rescind conformance: {markdown(report.implementation)} {markdown(report.version)}"
-        f" — {verdict}",
+        f"# Rescind conformance: {markdown(headline(claim))}",
+        "",
+        *(f"- {markdown(line)}" for line in detail_lines(claim)),
+        "",
+        "| class | status | pass | fail | unanswered | restricted |",
+        "|---|---|---|---|---|---|",
+        *(
+            f"| {markdown(part.name)} | {markdown(part.status)} | {part.tally.passed} "
+            f"| {part.tally.failed} | {part.tally.unanswered} | {part.tally.restricted} |"
+            for part in claim.classes
+        ),
         "",
         "| status | checks |",
         "|---|---|",
         *(f"| {markdown(status)} | {count} |" for status, count in sorted(counts.items())),
         "",
-        "| provenance | pass | fail | not-applicable | unsupported | other |",
-        "|---|---|---|---|---|---|",
+        "| provenance | pass | fail | not-applicable | unsupported | restricted | other |",
+        "|---|---|---|---|---|---|---|",
         *(
             f"| {markdown(label)} | {row['pass']} | {row['fail']} | {row['not-applicable']} "
-            f"| {row['unsupported']} | {row.get('other', 0)} |"
+            f"| {row['unsupported']} | {row['restricted']} | {row.get('other', 0)} |"
             for label, row in counts_by_provenance(report).items()
         ),
         "",
@@ -362,7 +387,7 @@ def _unsupported_lines(report: RunReport) -> list[str]:
     unsupported = [r for r in report.results if r.outcome.status == "unsupported"]
     if not unsupported:
         return []
-    lines = ["## Unsupported by the driver", "", "| check | message |", "|---|---|"]
+    lines = ["## Unanswered by the driver", "", "| check | message |", "|---|---|"]
     for result in unsupported:
         lines.append(f"| {markdown_code(result.check.id)} | {markdown(result.outcome.message)} |")
     return [*lines, ""]

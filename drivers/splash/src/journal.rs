@@ -18,7 +18,22 @@ use crate::text::{bad, str_arg, text_arg, text_of, u64_arg, unsupported};
 use crate::{Answer, BadRequest, OpResult};
 
 /// Restrictions this driver declares in hello (see README.md, "Restrictions").
-pub const RESTRICTIONS: &[&str] = &["authorized-by-authorizer"];
+/// Every name is in Rescind's catalogue (conformance/harness/restrictions.py), which states
+/// the exact shapes each one excuses; the reasons below start with these names.
+pub const RESTRICTIONS: &[&str] = &[
+    "authorized-by-authorizer",
+    "result-check-needs-issuing-authorizer",
+    "authorizer-counters-private",
+    "authenticator-counters-private",
+    "authentication-payload-private",
+    "sequence-start-unreachable",
+    "tag-needs-sealable-frame",
+    "revision-unreachable",
+    "key-length-unrepresentable",
+    "u64-arguments",
+    "no-backend-state-injection",
+    "keyring-keys-private",
+];
 
 pub fn load(args: &Map<String, Value>) -> OpResult {
     let text = text_arg(args, "text")?;

@@ -9,8 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from rescind.cli import UsageError
+from rescind.conformance.harness.text import visible
 from rescind.conformance.report import html as report_html
 from rescind.conformance.report import run as reports
+from rescind.conformance.report.claim import claim_of, headline
 from rescind.conformance.report.merge import merge
 
 
@@ -64,9 +66,6 @@ def run_merge(args: argparse.Namespace) -> int:
     if not (args.json or args.junit or args.markdown or args.html):
         print(text, end="")
     counts = ", ".join(f"{count} {status}" for status, count in sorted(result.counts().items()))
-    verdict = {0: "PASS", 1: "FAIL", 2: "HARNESS ERROR"}[result.exit_code()]
-    print(
-        f"{verdict}  {len(result.results)} checks from {len(documents)} shards: {counts}",
-        file=sys.stderr,
-    )
+    print(visible(headline(claim_of(result))), file=sys.stderr)
+    print(f"{len(result.results)} checks from {len(documents)} shards: {counts}", file=sys.stderr)
     return result.exit_code()
