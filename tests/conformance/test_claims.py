@@ -217,3 +217,40 @@ RESULT_CHECK = {"call": "validate_operation_result", "args": {"request": {}, "gr
 def test_a_restriction_excuses_exactly_its_shapes(gap: Gap, declared: str, excused: bool) -> None:
     assert (excused_by(gap, {declared}) == declared) is excused
     assert excused_by(gap, set()) is None
+
+
+def test_report_compare_puts_claims_side_by_side(tmp_path: Path) -> None:
+    _, _, cutting = _check("cutting", tmp=tmp_path)
+    _, _, undeclared = _check("undeclared", tmp=tmp_path)
+    hostile = json.loads(json.dumps(undeclared))
+    hostile["claim"]["implementation"]["name"] = "evil\x1b]0;title\x07"
+    paths = []
+    for name, document in (("a", cutting), ("b", hostile)):
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(document), encoding="utf-8")
+        paths.append(str(path))
+    markdown = tmp_path / "m.md"
+    completed = subprocess.run(
+        [sys.executable, "-m", "rescind", "report", "compare", *paths, "--markdown", str(markdown)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
+    )
+    assert completed.returncode == 0, completed.stderr
+    rows = {line.split("  ")[0]: line for line in completed.stdout.splitlines()}
+    assert "PARTIAL" in rows["verdict"] and "PASS" in rows["verdict"]
+    assert "partial (" in rows["class worker"] and "conforms" in rows["class worker"]
+    assert "not claimed" in rows["class host"]
+    assert "\x1b" not in completed.stdout and "evil\\x1b]0;title\\x07" in completed.stdout
+    assert "| class host | conforms | not claimed |" in markdown.read_text(encoding="utf-8")
+    broken = tmp_path / "broken.json"
+    broken.write_text(json.dumps({**cutting, "claim": {"verdict": 3}}), encoding="utf-8")
+    refused = subprocess.run(
+        [sys.executable, "-m", "rescind", "report", "compare", str(broken)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
+    )
+    assert refused.returncode == 2 and "claim" in refused.stderr
