@@ -24,9 +24,10 @@ import attrs
 
 from rescind.conformance.checks import Check, Outcome, Tier
 from rescind.conformance.comparison import (
-    INFORMATIVE_KEYS,
+    SKIP,
     Comparison,
     answered_in_part,
+    compared,
     comparison_of,
     pointer,
     reply_value,
@@ -177,8 +178,9 @@ def _difference(
             return f"{path or 'result'} is not an object"
         if "error" in expected and "error" in actual and expected["error"] != actual["error"]:
             return f"{path}: error {actual['error']} != {expected['error']}"
-        for key, value in expected.items():
-            if key in INFORMATIVE_KEYS:
+        for key, whole in expected.items():
+            value = compared(expected, key, whole)
+            if value is SKIP:
                 continue
             if key not in actual:
                 return f"{path}/{key} missing"
