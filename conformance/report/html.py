@@ -22,6 +22,7 @@ import attrs
 from rescind.conformance.checks import Result
 from rescind.conformance.comparison import Comparison
 from rescind.conformance.harness.text import visible
+from rescind.conformance.report import rules as rule_coverage
 from rescind.conformance.report.claim import Claim, claim_of, detail_lines, headline
 from rescind.conformance.report.diagram_svg import lifecycle_figure
 from rescind.conformance.report.run import (
@@ -272,6 +273,7 @@ def to_html(
         *_header(report, verdict, passed),
         *_claim(claim),
         *_matrix(report),
+        *_rules(report),
         *_notes(report),
         *_harness(report),
         *_failures(problems, vectors),
@@ -315,6 +317,23 @@ def _claim(claim: Claim) -> list[str]:
         f'<section id="claim"><h2>Claim</h2><p>{_e(headline(claim))}</p><ul>{details}</ul>',
         "<table><thead><tr><th>class</th><th>status</th><th>pass</th><th>fail</th>"
         "<th>unanswered</th><th>restricted</th><th>not declared</th></tr></thead>",
+        f"<tbody>{rows}</tbody></table></section>",
+    ]
+
+
+def _rules(report: RunReport) -> list[str]:
+    """The rules the run's checks cite and how each fared."""
+    rows = "".join(
+        f"<tr><td>{_e(rule)}</td><td>{_e(rule_coverage.reached(counted))}</td>"
+        f"<td>{counted.passed}</td><td>{counted.failed}</td><td>{counted.unanswered}</td>"
+        f"<td>{counted.restricted}</td><td>{counted.not_applicable}</td>"
+        f"<td>{_e(', '.join(kinds))}</td></tr>"
+        for rule, counted, kinds in rule_coverage.by_rule(report.results)
+    )
+    return [
+        '<section id="rules"><h2>Rules reached by this run</h2><table><thead><tr>'
+        "<th>rule</th><th>reached</th><th>pass</th><th>fail</th><th>unanswered</th>"
+        "<th>restricted</th><th>n/a</th><th>provenance</th></tr></thead>",
         f"<tbody>{rows}</tbody></table></section>",
     ]
 

@@ -21,22 +21,17 @@ from rescind.conformance.checks import REQUIRED_TIERS, Check, Result
 from rescind.conformance.comparison import Comparison, bounded, compact
 from rescind.conformance.harness.text import markdown, markdown_code, visible
 from rescind.conformance.provenance import KINDS
+from rescind.conformance.report import rules as rule_coverage
 from rescind.conformance.report.claim import claim_of, detail_lines, headline
+from rescind.conformance.report.rules import NOT_A_VECTOR as NOT_A_VECTOR
+from rescind.conformance.report.rules import provenance_of as provenance_of
 from rescind.conformance.runner import RunReport
 from rescind.conformance.vectors.checks import load_vector_files
-
-NOT_A_VECTOR = "model"
-"""The provenance label of checks that are not golden vectors (model proofs, saga refinement,
-differential exploration): their oracle is Rescind's own model or reference, run live."""
 
 PROVENANCE_LABELS: tuple[str, ...] = (*KINDS, NOT_A_VECTOR)
 SUMMARY_STATUSES: tuple[str, ...] = ("pass", "fail", "not-applicable", "unsupported", "restricted")
 SKIPPED_STATUSES: tuple[str, ...] = ("not-applicable", "unsupported", "restricted", "xfail")
 """Reported as skipped (with the status and the reason) in JUnit: neither a pass nor a failure."""
-
-
-def provenance_of(check: Check) -> str:
-    return check.provenance if check.provenance is not None else NOT_A_VECTOR
 
 
 def counts_by_provenance(report: RunReport) -> dict[str, dict[str, int]]:
@@ -69,6 +64,7 @@ def to_json(report: RunReport) -> dict[str, Any]:
         "harnessFailures": list(report.harness_failures),
         "notes": list(report.notes),
         "seconds": round(report.seconds, 3),
+        "rules": rule_coverage.to_json(report.results),
         "checks": [_check_json(result) for result in report.results],
     }
 
@@ -327,6 +323,7 @@ def to_markdown(report: RunReport) -> str:
         lines += ["## Driver protocol failures", ""]
         lines += [f"- {markdown(failure)}" for failure in harness_summary(report)] + [""]
     lines += _unsupported_lines(report)
+    lines += _rule_lines(report)
     problems = [r for r in report.results if r.outcome.status in ("fail", "error", "xpass")]
     if problems:
         lines += [
@@ -380,6 +377,26 @@ def vector_tests() -> dict[str, Mapping[str, Any]]:
         for group in document["testGroups"]
         for test in group["tests"]
     }
+
+
+def _rule_lines(report: RunReport) -> list[str]:
+    """The rules the run's checks cite and how each fared (failing and partial ones first)."""
+    rows = rule_coverage.by_rule(report.results)
+    rank = {"fails": 0, "partial": 1, "not run": 2, "passed": 3}
+    rows.sort(key=lambda row: rank[rule_coverage.reached(row[1])])
+    lines = [
+        "## Rules reached by this run",
+        "",
+        "| rule | reached | pass | fail | unanswered | restricted | not applicable | provenance |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for rule, counted, kinds in rows:
+        lines.append(
+            f"| {markdown(rule)} | {rule_coverage.reached(counted)} | {counted.passed} "
+            f"| {counted.failed} | {counted.unanswered} | {counted.restricted} "
+            f"| {counted.not_applicable} | {markdown(', '.join(kinds))} |"
+        )
+    return [*lines, ""]
 
 
 def _unsupported_lines(report: RunReport) -> list[str]:
