@@ -194,6 +194,16 @@ CASES: list[Case] = [
         *reconcile(HOST_KEY, CANCELLED, "rc6"),
         checkpoint("final-state"),
     ])),
+    ("ledger.trace.reconcile-running-then-cancelled", "HL-10", (), "Reconciliation: running (revision 2), then cancelled advances a running operation (3); cancelled again is a no-op (3).", _trace([
+        _record_host_key(),
+        *reconcile(HOST_KEY, RUNNING, "rc1"),
+        revision(),
+        *reconcile(HOST_KEY, CANCELLED, "rc2"),
+        revision(),
+        *reconcile(HOST_KEY, CANCELLED, "rc3"),
+        revision(),
+        checkpoint("final-state"),
+    ])),
     ("ledger.trace.reconcile-frame-attacks", "HL-20", (), "A flipped tag, a status edited under a valid tag, a reply sealed with another key and the host's own frame are all refused without using the sequence; the genuine frame then applies; a replay is refused (edges 11, 14, 41).", _trace([
         _record_host_key(),
         on("prepare_reconciliation", operation_key=HOST_KEY, input=VERSION, request_id="reconcile-1", session="host", **{"as": "rc1"}),
