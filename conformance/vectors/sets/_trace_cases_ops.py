@@ -204,6 +204,16 @@ CASES: list[Case] = [
         revision(),
         checkpoint("final-state"),
     ])),
+    ("ledger.trace.reconcile-wrong-kind-frame", "HL-20", ("WrongKindConsumesSequence",), "A reconciliation answered with an operation_result frame (the dispatch reply kind) is refused and the ledger is untouched; its sequence is used, so the genuine reconciled_operation carries sequence 2 and applies.", _trace([
+        _record_host_key(),
+        on("prepare_reconciliation", operation_key=HOST_KEY, input=VERSION, request_id="reconcile-1", session="host", **{"as": "rc1"}),
+        call("worker_reply", session="worker", to="rc1", status=RUNNING, kind="operation_result", **{"as": "wrong"}),
+        on("apply_reconciliation", request="rc1", session="host", frame="wrong"),
+        revision(),
+        call("worker_reply", session="worker", to="rc1", status=RUNNING, **{"as": "genuine"}),
+        on("apply_reconciliation", request="rc1", session="host", frame="genuine"),
+        revision(),
+    ])),
     ("ledger.trace.reconcile-frame-attacks", "HL-20", (), "A flipped tag, a status edited under a valid tag, a reply sealed with another key and the host's own frame are all refused without using the sequence; the genuine frame then applies; a replay is refused (edges 11, 14, 41).", _trace([
         _record_host_key(),
         on("prepare_reconciliation", operation_key=HOST_KEY, input=VERSION, request_id="reconcile-1", session="host", **{"as": "rc1"}),
