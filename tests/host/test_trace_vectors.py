@@ -54,6 +54,8 @@ EXPECTED_ERRORS: dict[str, list[str]] = {
         "duplicate_operation_key",
     ],
     "ledger.trace.reconcile-transitions": ["invalid_state_transition"] * 2,
+    # HL-11: a step the plan lacks; with another plan fingerprint too, the plan comes first.
+    "ledger.trace.plan-bound-validation-order": ["unknown_step", "plan_mismatch"],
     # HL-10: running -> cancelled advances, cancelled again is a no-op: nothing refused.
     "ledger.trace.reconcile-running-then-cancelled": [],
     # HL-20: a reconciliation answered with another kind is refused once, then applies.

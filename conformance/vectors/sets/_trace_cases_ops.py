@@ -75,6 +75,14 @@ CASES: list[Case] = [
         call("verify_input", ledger="ledger", operation_key=HOST_KEY, input=VERSION_2),
         call("verify_input", ledger="ledger", operation_key=HOST_KEY, input={"repeat": "a", "count": 262_145}),
     ])),
+    ("ledger.trace.plan-bound-validation-order", "HL-11", ("CheckOrder",), "Plan-bound validation of stored ledgers: an operation under a step the plan lacks is unknown_step; with the plan fingerprint changed too, plan_mismatch is reported first; the untouched ledger validates.", _trace([
+        record_op(),
+        call("validate", engine="engine", plan="plan", ledger="ledger"),
+        call("load_ledger", edits=[{"path": ["operations", 0, "step_id"], "value": "ghost"}], **{"from": "ledger", "as": "ghost-step"}),
+        call("validate", engine="engine", plan="plan", ledger="ghost-step"),
+        call("load_ledger", edits=[{"path": ["operations", 0, "step_id"], "value": "ghost"}, {"path": ["plan_fingerprint"], "value": "1111111111111111111111111111111111111111111111111111111111111111"}], **{"from": "ledger", "as": "ghost-and-other-plan"}),
+        call("validate", engine="engine", plan="plan", ledger="ghost-and-other-plan"),
+    ])),
     ("ledger.trace.restart-validation", "HL-12", (), "After a restart the same steps give the same fingerprint and the stored ledger validates (edge 2); a watermark above the revision is stale; other plan source is a plan mismatch; another engine's plan is refused.", _trace([
         record_op(),
         call("load_ledger", **{"from": "ledger", "as": "reloaded"}),
