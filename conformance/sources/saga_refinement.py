@@ -98,7 +98,7 @@ def code_digest() -> str:
 
 
 def _runner(
-    name: str, check: Callable[[], CheckResult], cache: ProofCache | None
+    check: Callable[[], CheckResult], cache: ProofCache | None = None, name: str = ""
 ) -> Callable[[Driver], Outcome]:
     def run(_: Driver) -> Outcome:
         begin = time.monotonic()
@@ -124,7 +124,7 @@ def saga_refinement_checks(_: DriverFactory, options: SourceOptions) -> list[Che
             rule=rule,
             capability=REFERENCE_CAPABILITY,
             source="refinement-saga",
-            run=_runner(name, check, options.proof_cache),
+            run=_runner(check, options.proof_cache, name),
             description=statement,
         )
         for name, rule, check, statement in _CHECKS
