@@ -67,6 +67,9 @@ def baseline_tree(revision: str, scratch: Path) -> Path:
         unpacked.extractall(source, filter="data")
     project = tomllib.loads((source / "pyproject.toml").read_text(encoding="utf-8"))
     mapping: dict[str, str] = project["tool"]["setuptools"]["package-dir"]
+    if "" in mapping:
+        # A plain src layout: its rescind package already links the other layers.
+        return source / mapping[""]
     root = scratch / "path"
     package = root / "rescind"
     package.mkdir(parents=True)
