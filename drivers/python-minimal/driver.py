@@ -439,7 +439,7 @@ def reply_to(request: dict[str, object]) -> dict[str, object]:
 def main() -> int:
     for line in sys.stdin.buffer:
         request = json.loads(line)
-        reply = {"id": request["id"], **reply_to(request)}
+        reply = {"id": request["id"], **reply_to(request)}  # {"ok"|"error"|"unsupported": ...}
         sys.stdout.write(json.dumps(reply) + "\n")
         sys.stdout.flush()
         if request.get("op") == "bye":
