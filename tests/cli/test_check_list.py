@@ -5,6 +5,7 @@ through ``--select``."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -67,3 +68,16 @@ def test_the_text_list_says_counts_per_source(capsys: pytest.CaptureFixture[str]
 def test_an_empty_selection_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", "--list", "--select", "no-such-check"]) == 2
     assert "no check matches the selection" in capsys.readouterr().err
+
+
+def test_a_shard_lists_its_own_checks(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    every = set(_ids(_listed(capsys)))
+    halves = [set(_ids(_listed(capsys, "--shard", f"{i}/2"))) for i in (1, 2)]
+    # exploration is sliced per shard; every other check belongs to exactly one shard
+    whole = {i for i in every if not i.startswith("explore.")}
+    assert {i for i in halves[0] | halves[1] if not i.startswith("explore.")} == whole
+    assert not (halves[0] & halves[1] & whole)
+    assert list(tmp_path.iterdir()) == []  # listing opens no example database

@@ -237,11 +237,15 @@ def run(args: argparse.Namespace) -> int:
 def _list(args: argparse.Namespace, kinds: frozenset[str] | None) -> int:
     """``--list``: the checks a run with these options would hold, without running any (the
     driver is never started, the model is never proven)."""
-    from rescind.cli import _scale_out as scale_out
     from rescind.conformance.catalogue import all_checks
+    from rescind.conformance.explore.sharding import Shard
     from rescind.conformance.report import listing as check_list
 
-    scale = scale_out.options(args)
+    # Not scale_out.options: listing opens no example database and announces no seed.
+    try:
+        shard = Shard.parse(args.shard) if args.shard is not None else None
+    except ValueError as error:
+        raise UsageError(f"--shard: {error}") from error
     checks = _by_provenance(
         _selected(
             all_checks(
@@ -249,8 +253,8 @@ def _list(args: argparse.Namespace, kinds: frozenset[str] | None) -> int:
                 include_model=not args.no_model,
                 explore_steps=args.explore_steps,
                 replay_directory=args.replay_dir,
-                seed=scale.seed,
-                shard=scale.shard,
+                seed=args.seed,
+                shard=shard,
             ),
             args.select,
         ),
