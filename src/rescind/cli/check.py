@@ -145,6 +145,8 @@ def _by_provenance(checks: list[Check], kinds: frozenset[str] | None) -> list[Ch
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.list:
+        return _list(args, _provenance_filter(args.provenance))
     import attrs
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -168,8 +170,6 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"expected-failures file {args.expect_fail} does not exist")
         expected = reports.read_expected_failures(args.expect_fail)
     kinds = _provenance_filter(args.provenance)
-    if args.list:
-        return _list(args, kinds)
     start = _factory(args)
     scale = scale_out.options(args)
     proofs = ProofRunner(prove.cache_of(args), prove.jobs_of(args))
