@@ -11,13 +11,16 @@ the summary gives the medians with the mean load.
 ``--baseline REV`` times another revision in the same rounds (``before``), so that before
 and after see the same load and the summary gives their ratio: the revision is unpacked with
 ``git archive`` into a temporary directory and put on ``PYTHONPATH`` as the ``rescind``
-package (using that revision's own package-dir mapping from its pyproject.toml). A baseline
-without a proof cache is timed once per round (``cold``); extra arguments are not passed
-to it.
+package (using that revision's own package-dir mapping, or its src layout, from its
+pyproject.toml). The baseline is timed once per round with a fresh cache (``before``, as
+``cold``) and, when ``warm`` is among the modes, once with a cache of its own filled first
+(``before-warm``; a revision without a proof cache simply proves again); extra arguments are
+not passed to it.
 
     python benchmarks/check_time.py --runs 5
     python benchmarks/check_time.py --runs 3 --baseline c888b59
     python benchmarks/check_time.py --runs 3 --commands check --modes cold --jobs 1
+    python benchmarks/check_time.py --runs 5 --commands check --modes warm --baseline a824e3f
 
 Not a test: timing belongs here, never in tests/.
 """
@@ -67,6 +70,9 @@ def baseline_tree(revision: str, scratch: Path) -> Path:
         unpacked.extractall(source, filter="data")
     project = tomllib.loads((source / "pyproject.toml").read_text(encoding="utf-8"))
     mapping: dict[str, str] = project["tool"]["setuptools"]["package-dir"]
+    if "" in mapping:
+        # A plain src layout: its rescind package already links the other layers.
+        return source / mapping[""]
     root = scratch / "path"
     package = root / "rescind"
     package.mkdir(parents=True)
@@ -118,9 +124,10 @@ def summary(runs: list[Run]) -> list[str]:
             f"mean load {load:.2f}; {verdict} the {goal:.0f} s goal"
         )
     for (command, mode), median in medians.items():
-        before = medians.get((command, "before"))
-        if before and mode != "before":
-            lines.append(f"{command:<6} {mode:<5} / before: {median / before:.2f}x")
+        label = "before-warm" if mode == "warm" else "before"
+        before = medians.get((command, label))
+        if before and not mode.startswith("before"):
+            lines.append(f"{command:<6} {mode:<5} / {label}: {median / before:.2f}x")
     return lines
 
 
@@ -151,18 +158,24 @@ def main() -> int:
         if baseline is not None:
             print(f"baseline: {args.baseline} from {baseline}")
         warm = Path(scratch) / "warm"
+        warm_before = Path(scratch) / "warm-before"
         if "warm" in modes:
             for command in commands:
                 timed(command, "fill", warm, extra)  # untimed: fills the warm cache
+                if baseline is not None:
+                    timed(command, "fill", warm_before, [], baseline)
         for number in range(1, args.runs + 1):
             for command in commands:
                 for mode in modes:
                     cache = warm if mode == "warm" else Path(scratch) / f"cold-{number}-{command}"
                     runs.append(timed(command, mode, cache, extra))
                     report(number, runs[-1])
-                if baseline is not None:
+                if baseline is not None and "cold" in modes:
                     cache = Path(scratch) / f"before-{number}-{command}"
                     runs.append(timed(command, "before", cache, [], baseline))
+                    report(number, runs[-1])
+                if baseline is not None and "warm" in modes:
+                    runs.append(timed(command, "before-warm", warm_before, [], baseline))
                     report(number, runs[-1])
     print()
     for line in summary(runs):

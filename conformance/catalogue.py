@@ -81,7 +81,10 @@ def all_checks(
     """Every check; with ``shard``, only the checks that shard owns (its exploration slices
     included). ``seed`` ``None`` chooses one (``sharding.choose_seed``). ``proofs`` runs the
     model checks (cache, worker processes; ``model_checks``)."""
-    options = SourceOptions(explore_steps, replay_directory, choose_seed(seed), shard, example_db)
+    cache = proofs.cache if proofs is not None else None
+    options = SourceOptions(
+        explore_steps, replay_directory, choose_seed(seed), shard, example_db, cache
+    )
     checks: list[Check] = model_checks(proofs) if include_model else []
     checks += vector_checks()
     for source in SOURCES:

@@ -63,8 +63,9 @@ def area_seed(seed: int, area: str, shard: Shard | None) -> int:
 
 
 def derandomized() -> bool:
-    """True under the ``ci`` Hypothesis profile (selected by ``HYPOTHESIS_PROFILE`` or
-    already loaded, as the test suite does): such runs keep ``FIXED_SEED``."""
+    """True under the ``ci`` Hypothesis profile (selected by ``HYPOTHESIS_PROFILE``, loaded
+    by Hypothesis itself when ``CI`` is set, or already loaded, as the test suite does): such
+    runs keep ``FIXED_SEED``."""
     if os.environ.get("HYPOTHESIS_PROFILE") == "ci":
         return True
     from hypothesis import settings

@@ -403,7 +403,7 @@ def detail_lines(claim: Claim) -> list[str]:
     """The lines under the headline: the suite and vector set, the declaration, and every
     capability or profile whose status is not ``conforms``."""
     lines = [
-        f"suite rescind {claim.suite_version}, vectors {claim.vectors_digest[:19]}…",
+        f"suite rescind {claim.suite_version}, vectors {claim.vectors_digest}",
         "declared: capabilities "
         + (", ".join(claim.capabilities) or "none")
         + "; profiles "

@@ -265,6 +265,11 @@ class ProofRunner:
         self._batch: ProofBatch | None = None
         self._started: frozenset[str] = frozenset()
 
+    @property
+    def cache(self) -> ProofCache | None:
+        """The cache this run reads and fills (``None`` under ``--no-cache``)."""
+        return self._cache
+
     def register(self, check_id: str, check: Check) -> None:
         self._known[check_id] = check
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import attrs
 from hypothesis.database import ExampleDatabase
@@ -12,6 +13,9 @@ from hypothesis.database import ExampleDatabase
 from rescind.conformance.checks import Check
 from rescind.conformance.explore.sharding import Shard
 from rescind.conformance.harness import Driver
+
+if TYPE_CHECKING:
+    from rescind.conformance.sources.proofs import ProofCache
 
 DriverFactory = Callable[[], Driver]
 EXPLORATION = "exploration"
@@ -30,6 +34,8 @@ class SourceOptions:
     """This run's shard: it explores its slice of each budget (``sharding``)."""
     example_db: ExampleDatabase | None = None
     """Hypothesis' example database for exploration (``example_db``); ``None`` for none."""
+    proof_cache: ProofCache | None = None
+    """The run's proof cache, also for the saga refinement checks; ``None`` for none."""
 
 
 CheckSource = Callable[[DriverFactory, SourceOptions], list[Check]]

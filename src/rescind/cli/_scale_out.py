@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
 import attrs
 from hypothesis.database import ExampleDatabase
 
 from rescind.cli import UsageError
+from rescind.cli._options import add_scale_out_arguments
 from rescind.conformance.explore import example_db
 from rescind.conformance.explore.sharding import Shard, choose_seed
 
@@ -24,28 +24,8 @@ class ScaleOut:
     """The database as given, any Redis password masked."""
 
 
-def add_arguments(parser: Any) -> None:
-    parser.add_argument(
-        "--seed",
-        type=int,
-        default=None,
-        metavar="N",
-        help="exploration seed (printed by every run; default: a fresh one, or 0 under "
-        "HYPOTHESIS_PROFILE=ci)",
-    )
-    parser.add_argument(
-        "--shard",
-        metavar="I/N",
-        help="run shard I of N: the checks whose id hashes to I and an N-th of every "
-        "exploration budget; join the --json reports with rescind report merge",
-    )
-    parser.add_argument(
-        "--example-db",
-        metavar="DIR|redis://HOST:PORT[/DB]|none",
-        default=str(example_db.DEFAULT_DIRECTORY),
-        help="where exploration keeps the disagreements it found and replays them first "
-        f"(default: {example_db.DEFAULT_DIRECTORY}; Redis needs hypothesis[redis])",
-    )
+add_arguments = add_scale_out_arguments
+"""Defined with the other light argument definitions (``rescind check --help``)."""
 
 
 def options(args: argparse.Namespace) -> ScaleOut:

@@ -7,30 +7,20 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import attrs
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
-from rich.text import Text
+from rescind.cli import UsageError
+from rescind.cli import _options as options
 
-from rescind.cli import UsageError, prove
-from rescind.cli import _scale_out as scale_out
-from rescind.conformance.catalogue import all_checks
-from rescind.conformance.checks import Check, Outcome
-from rescind.conformance.driver import handle
-from rescind.conformance.explore import example_db
-from rescind.conformance.explore.sharding import Shard
-from rescind.conformance.harness import DEFAULT_TIMEOUT, InProcessDriver, SubprocessDriver
-from rescind.conformance.harness.text import visible
-from rescind.conformance.report import claim
-from rescind.conformance.report import html as report_html
-from rescind.conformance.report import run as reports
-from rescind.conformance.report.merge import plan_section, run_section
-from rescind.conformance.runner import RunReport, run_checks
-from rescind.conformance.sources.parallel import ExploreOptions, ParallelExploration
-from rescind.conformance.sources.proofs import ProofRunner
+# The suite, Rich and Hypothesis are imported by the functions that use them, so that
+# ``rescind check --help`` and ``--list`` start without them (tests/cli/test_startup.py).
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    from rescind.conformance.checks import Check, Outcome
+    from rescind.conformance.runner import RunReport
 
 
 def register(subparsers: Any) -> None:
@@ -46,7 +36,10 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--impl", metavar="COMMAND", help="an implementation's driver command")
     parser.add_argument(
-        "--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds to wait for each reply"
+        "--timeout",
+        type=float,
+        default=options.DEFAULT_TIMEOUT,
+        help="seconds to wait for each reply (default: %(default)s)",
     )
     parser.add_argument(
         "--json",
@@ -79,9 +72,9 @@ def register(subparsers: Any) -> None:
         metavar="KIND[,KIND]",
         help=(
             "only vector checks whose expectation has one of these provenance kinds ("
-            + ", ".join(reports.PROVENANCE_LABELS[:-1])
+            + ", ".join(options.PROVENANCE_LABELS[:-1])
             + "); list "
-            + reports.NOT_A_VECTOR
+            + options.PROVENANCE_LABELS[-1]
             + " to keep the model proofs, refinement and exploration as well"
         ),
     )
@@ -90,7 +83,8 @@ def register(subparsers: Any) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="differential exploration budget (call sequences); 0 disables it",
+        help="differential exploration budget in traces, per vocabulary; 0 disables it "
+        f"(default: {options.DEFAULT_EXPLORE_STEPS})",
     )
     parser.add_argument(
         "--replay-dir",
@@ -103,12 +97,12 @@ def register(subparsers: Any) -> None:
         "--claim",
         action="append",
         default=[],
-        choices=[each.name for each in claim.CLASSES],
+        choices=options.CLAIM_CLASSES,
         metavar="CLASS",
         help="run only the checks of this conformance class (and the classes it requires) and "
         "exit 0 only when it conforms: "
-        + ", ".join(each.name for each in claim.CLASSES)
-        + " (docs/driver-protocol.md, 'Claims')",
+        + ", ".join(options.CLAIM_CLASSES)
+        + " (docs/driver-protocol.md, 'Claims, classes and exit codes')",
     )
     parser.add_argument(
         "--accept-partial",
@@ -117,12 +111,22 @@ def register(subparsers: Any) -> None:
         "reports still say PARTIAL)",
     )
     parser.add_argument("--no-model", action="store_true", help="skip the model proofs")
-    prove.add_cache_arguments(parser)
-    scale_out.add_arguments(parser)
+    parser.add_argument(
+        "--list",
+        action="store_true",
+        help="list the check ids (after --select, --provenance, --no-model and --shard) "
+        "grouped by source, with capability, profile and provenance, and run nothing; with "
+        "--json, one JSON object",
+    )
+    options.add_cache_arguments(parser)
+    options.add_scale_out_arguments(parser)
     parser.set_defaults(handler=run)
 
 
 def _factory(args: argparse.Namespace) -> Any:
+    from rescind.conformance.driver import handle
+    from rescind.conformance.harness import InProcessDriver, SubprocessDriver
+
     if args.impl:
         command = args.impl
         timeout = args.timeout
@@ -141,6 +145,8 @@ def _selected(checks: list[Check], prefixes: list[str]) -> list[Check]:
 def _claimed(checks: list[Check], classes: list[str]) -> list[Check]:
     """The checks of the classes asked for with ``--claim`` (no model proofs: a claim is about
     the implementation); every check without ``--claim``."""
+    from rescind.conformance.report import claim
+
     if not classes:
         return checks
     capabilities = frozenset().union(*(claim.class_capabilities(name) for name in classes))
@@ -148,6 +154,8 @@ def _claimed(checks: list[Check], classes: list[str]) -> list[Check]:
 
 
 def _provenance_filter(text: str | None) -> frozenset[str] | None:
+    from rescind.conformance.report import run as reports
+
     if text is None:
         return None
     kinds = frozenset(part.strip() for part in text.split(",") if part.strip())
@@ -158,12 +166,32 @@ def _provenance_filter(text: str | None) -> frozenset[str] | None:
 
 
 def _by_provenance(checks: list[Check], kinds: frozenset[str] | None) -> list[Check]:
+    from rescind.conformance.report import run as reports
+
     if kinds is None:
         return checks
     return [check for check in checks if reports.provenance_of(check) in kinds]
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.list:
+        return _list(args, _provenance_filter(args.provenance))
+    import attrs
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from rescind.cli import _scale_out as scale_out
+    from rescind.cli import prove
+    from rescind.conformance.catalogue import all_checks
+    from rescind.conformance.explore import example_db
+    from rescind.conformance.explore.sharding import Shard
+    from rescind.conformance.report import claim
+    from rescind.conformance.report import run as reports
+    from rescind.conformance.report.merge import plan_section, run_section
+    from rescind.conformance.runner import run_checks
+    from rescind.conformance.sources.parallel import ExploreOptions, ParallelExploration
+    from rescind.conformance.sources.proofs import ProofRunner
+
     if args.timeout <= 0:
         raise UsageError("--timeout must be positive")
     expected: list[str] = []
@@ -237,7 +265,49 @@ def run(args: argparse.Namespace) -> int:
     return result.exit_code()
 
 
+def _list(args: argparse.Namespace, kinds: frozenset[str] | None) -> int:
+    """``--list``: the checks a run with these options would hold, without running any (the
+    driver is never started, the model is never proven)."""
+    from rescind.conformance.catalogue import all_checks
+    from rescind.conformance.explore.sharding import Shard
+    from rescind.conformance.report import listing as check_list
+
+    # Not scale_out.options: listing opens no example database and announces no seed.
+    try:
+        shard = Shard.parse(args.shard) if args.shard is not None else None
+    except ValueError as error:
+        raise UsageError(f"--shard: {error}") from error
+    checks = _by_provenance(
+        _selected(
+            all_checks(
+                _factory(args),
+                include_model=not args.no_model,
+                explore_steps=args.explore_steps,
+                replay_directory=args.replay_dir,
+                seed=args.seed,
+                shard=shard,
+            ),
+            args.select,
+        ),
+        kinds,
+    )
+    if not checks:
+        raise UsageError("no check matches the selection")
+    if args.json is None:
+        sys.stdout.write(check_list.as_text(checks))
+        return 0
+    text = json.dumps(check_list.as_json(checks), indent=2)
+    if args.json == "-":
+        print(text)
+    else:
+        Path(args.json).write_text(text + "\n", encoding="utf-8")
+    return 0
+
+
 def _write_outputs(result: RunReport, args: argparse.Namespace) -> None:
+    from rescind.conformance.report import html as report_html
+    from rescind.conformance.report import run as reports
+
     if args.junit:
         reports.write_junit(result, args.junit)
     if args.markdown:
@@ -259,11 +329,35 @@ def _write_outputs(result: RunReport, args: argparse.Namespace) -> None:
 def _plain(text: object) -> Text:
     """Driver text for the terminal: visible (no control sequence reaches it) and never read
     as Rich markup."""
+    from rich.text import Text
+
+    from rescind.conformance.harness.text import visible
+
     return Text(visible(text))
 
 
-def _print_summary(result: RunReport) -> None:
+LOG_WIDTH = 1_000
+"""Columns of the summary when stdout is not a terminal (a pipe, a file, a CI log): wide
+enough that no source name is cut; a table takes only the width its cells need."""
+
+
+def _summary_console() -> Console:
+    """On a terminal, its width; elsewhere Rich would assume 80 columns and cut the source
+    names (``compensation-rec…``), so logs get ``LOG_WIDTH``."""
+    from rich.console import Console
+
     console = Console()
+    return console if console.is_terminal else Console(width=LOG_WIDTH)
+
+
+def _print_summary(result: RunReport) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    from rescind.conformance.report import claim
+    from rescind.conformance.report import run as reports
+
+    console = _summary_console()
     stated = claim.claim_of(result)
     console.print(_plain(claim.headline(stated)), soft_wrap=True)
     for line in claim.detail_lines(stated):
@@ -319,6 +413,10 @@ def _print_failures(console: Console, result: RunReport) -> None:
     """Grouped causes first (one example with its values, then the other ids), then every
     other failing must check with its vector, input and values. Checks that errored because
     the driver broke the protocol are reported once, with the driver protocol failures."""
+    from rich.text import Text
+
+    from rescind.conformance.report import run as reports
+
     vectors = reports.vector_tests_for(result)
     grouped = reports.failure_groups(result)
     shown: set[str] = set()
@@ -353,6 +451,10 @@ def _print_failures(console: Console, result: RunReport) -> None:
 
 
 def _print_failure(console: Console, item: Any, vectors: Any) -> None:
+    from rich.text import Text
+
+    from rescind.conformance.report import run as reports
+
     line = f" {item.check.id} ({item.check.rule}): {item.outcome.message}"
     console.print(Text.assemble(("FAIL", "red"), _plain(line)))
     for detail in reports.failure_details(item, vectors):
@@ -360,6 +462,10 @@ def _print_failure(console: Console, item: Any, vectors: Any) -> None:
 
 
 def _provenance_table(result: RunReport) -> Table:
+    from rich.table import Table
+
+    from rescind.conformance.report import run as reports
+
     table = Table(title="By provenance of the expectation")
     table.add_column("provenance")
     for column in ("pass", "fail", "n/a", "unsupported", "restricted", "other"):

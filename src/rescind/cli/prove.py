@@ -19,6 +19,7 @@ from rich.console import Console, JustifyMethod
 from rich.table import Table
 
 from rescind.cli import UsageError
+from rescind.cli._options import add_cache_arguments
 from rescind.conformance.sources import proofs
 from rescind.model.checks import PASSING, Check, CheckResult
 
@@ -52,24 +53,6 @@ def register(subparsers: Any) -> None:
     )
     add_cache_arguments(parser)
     parser.set_defaults(handler=_prove)
-
-
-def add_cache_arguments(parser: Any) -> None:
-    """``--no-cache`` and ``--jobs``, shared with ``rescind check``."""
-    parser.add_argument(
-        "--no-cache",
-        action="store_true",
-        help="prove every check again instead of reading results stored for this exact model, "
-        "tables, z3 and Python (cache: $RESCIND_CACHE_DIR, else $XDG_CACHE_HOME/rescind, "
-        "else ~/.cache/rescind)",
-    )
-    parser.add_argument(
-        "--jobs",
-        type=int,
-        default=None,
-        metavar="N",
-        help="worker processes for the proofs (default: the cores available; 1: in this process)",
-    )
 
 
 def cache_of(args: argparse.Namespace) -> proofs.ProofCache | None:
