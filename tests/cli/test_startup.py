@@ -71,6 +71,9 @@ def test_light_defaults_equal_the_suite_s() -> None:
     assert _options.PROVENANCE_LABELS == PROVENANCE_LABELS
     assert str(example_db.DEFAULT_DIRECTORY) == _options.DEFAULT_EXAMPLE_DB
     assert _options.DEFAULT_EXPLORE_STEPS == DEFAULT_EXAMPLES
+    from rescind.conformance.report.claim import CLASSES
+
+    assert _options.CLAIM_CLASSES == tuple(each.name for each in CLASSES)
 
 
 def test_check_help_shows_the_defaults(capsys: pytest.CaptureFixture[str]) -> None:
