@@ -1,7 +1,7 @@
 //! A rescind-driver/1 driver (docs/driver-protocol.md) over upstream Splash's public crates.
 //!
-//! Every answer comes from a public item of `splash-protocol` or `splash-storage` at the
-//! commit named in Cargo.toml. Where upstream has no public way to compute one member of a
+//! Every answer comes from a public item of `splash-protocol`, `splash-storage` or (feature
+//! `host`, the default) `splash-workflow` at the commit named in Cargo.toml. Where upstream has no public way to compute one member of a
 //! result, that member is `{"unsupported": reason}`; where it cannot perform an operation (or,
 //! inside a trace, a step) at all, the operation (the step) is answered `unsupported`.
 //!
@@ -15,6 +15,8 @@ mod codes;
 mod forward;
 mod frames;
 mod grants;
+#[cfg(feature = "host")]
+mod host;
 mod journal;
 mod sha256;
 mod storage;
@@ -63,6 +65,9 @@ const CAPABILITIES: [&str; 5] = ["canonical", "grants", "journal", "authorizer",
 fn capabilities() -> Vec<&'static str> {
     let mut all = CAPABILITIES.to_vec();
     all.push("storage");
+    if cfg!(feature = "host") {
+        all.extend(["host-keys", "ledger"]);
+    }
     all.sort_unstable();
     all
 }
@@ -101,6 +106,10 @@ fn dispatch(op: &str, args: &Map<String, Value>) -> OpResult {
         "storage.tag" => storage::tag(args),
         "storage.open" => storage::open(args),
         "storage.trace" => storage::trace(args),
+        #[cfg(feature = "host")]
+        _ if op.starts_with("host-keys.") => host::keys(&op["host-keys.".len()..], args),
+        #[cfg(feature = "host")]
+        "ledger.load" => host::load(args),
         _ => Ok(Answer::unsupported(format!("{op} is not an operation of this driver"))),
     }
 }
