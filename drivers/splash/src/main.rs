@@ -17,6 +17,8 @@ mod frames;
 mod grants;
 #[cfg(feature = "host")]
 mod host;
+#[cfg(feature = "host")]
+mod ledger;
 mod journal;
 mod sha256;
 mod storage;
@@ -110,6 +112,8 @@ fn dispatch(op: &str, args: &Map<String, Value>) -> OpResult {
         _ if op.starts_with("host-keys.") => host::keys(&op["host-keys.".len()..], args),
         #[cfg(feature = "host")]
         "ledger.load" => host::load(args),
+        #[cfg(feature = "host")]
+        "ledger.trace" => ledger::trace(args),
         _ => Ok(Answer::unsupported(format!("{op} is not an operation of this driver"))),
     }
 }
