@@ -241,6 +241,18 @@ impl Trace {
         Ok(())
     }
 
+    fn steps(value: &Value) -> Result<Vec<WorkflowStep>, Stop> {
+        let steps = value.as_array().ok_or_else(|| Stop::Bad(bad("plan steps")))?;
+        let mut made = Vec::new();
+        for step in steps {
+            let id = step.get(0).and_then(Value::as_str).ok_or_else(|| Stop::Bad(bad("step id")))?;
+            let source = bytes_of(step.get(1).ok_or_else(|| Stop::Bad(bad("step source")))?)?;
+            let source = String::from_utf8(source).map_err(|_| Stop::Bad(bad("source not UTF-8")))?;
+            made.push(WorkflowStep::new(id, source));
+        }
+        Ok(made)
+    }
+
     fn setup(&mut self, setup: &Map<String, Value>) -> Result<(), Stop> {
         let engines: Vec<String> = match setup.get("engines") {
             Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
@@ -252,14 +264,7 @@ impl Trace {
         if let Some(Value::Object(plans)) = setup.get("plans") {
             for (name, spec) in plans {
                 let owner = spec.get("engine").and_then(Value::as_str).ok_or_else(|| missing("engine"))?;
-                let steps = spec.get("steps").and_then(Value::as_array).ok_or_else(|| Stop::Bad(bad("plan steps")))?;
-                let mut made = Vec::new();
-                for step in steps {
-                    let id = step.get(0).and_then(Value::as_str).ok_or_else(|| Stop::Bad(bad("step id")))?;
-                    let source = bytes_of(step.get(1).ok_or_else(|| Stop::Bad(bad("step source")))?)?;
-                    let source = String::from_utf8(source).map_err(|_| Stop::Bad(bad("source not UTF-8")))?;
-                    made.push(WorkflowStep::new(id, source));
-                }
+                let made = Self::steps(spec.get("steps").ok_or_else(|| Stop::Bad(bad("plan steps")))?)?;
                 let engine = self.engines.get_mut(owner).ok_or_else(|| missing(owner))?;
                 let plan = engine.plan(made)?;
                 self.plans.insert(name.clone(), plan);
@@ -485,6 +490,18 @@ impl Trace {
             }};
         }
         match call {
+            // -- plans
+            "plan" => {
+                let made = Self::steps(arg(args, "steps")?)?;
+                let engine_name = name(args, "engine")?;
+                let plan = self.engines.get_mut(engine_name).ok_or_else(|| missing(engine_name))?.plan(made)?;
+                let fingerprint = json!(plan.fingerprint());
+                if let Some(Value::String(as_name)) = args.get("as") {
+                    self.plans.insert(as_name.clone(), plan);
+                    self.plan_engine.insert(as_name.clone(), engine_name.to_owned());
+                }
+                Ok(fingerprint)
+            }
             // -- ledgers
             "operation_ledger" => {
                 let engine_name = name(args, "engine")?;
