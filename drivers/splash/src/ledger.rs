@@ -5,8 +5,8 @@
 //! What upstream's public API cannot express is answered `{"unsupported": reason}` (the step,
 //! and the trace stops) or as an unanswered member, each reason starting with the name of the
 //! restriction (conformance/harness/restrictions.py):
-//! - `approval-binding-opaque`: `Approval` has no accessor, so the members of the binding an
-//!   `approve_compensation` step answers are unanswered;
+//! (`Approval` has no accessor: what a compensation approval binds is read from its derived
+//! `Debug` form, its one public view; a member that form does not show would be unanswered.)
 //! - `approval-consumed-on-use`: `prepare_authenticated_operation_compensation` takes the
 //!   `Approval` by value, so a step presenting an approval a previous step used is inexpressible;
 //! - `raw-compensation-policy`: `WorkflowCompensationPolicy` is built only by `new` from a grant;
@@ -14,7 +14,8 @@
 //!   suspended script (`prepare_next_external_operation`);
 //! - `operation-input-check-private`: upstream's checking `verify_input` is private (only
 //!   `matches_input` is public);
-//! - `extension-frames`: the compensation-reconcile extension is not upstream.
+//! Rescind's compensation-reconcile extension (a session of another wire profile, a
+//! `reconciled_compensation` reply) is not upstream: answered unsupported.
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -274,7 +275,7 @@ impl Trace {
         if let Some(Value::Object(sessions)) = setup.get("sessions") {
             for (name, spec) in sessions {
                 if spec.get("wire").and_then(Value::as_str).is_some_and(|wire| wire != "upstream") {
-                    return Err(unsupported("extension-frames: a session of another wire profile is not upstream's"));
+                    return Err(unsupported("a session of another wire profile (Rescind's compensation-reconcile extension) is not upstream's"));
                 }
                 let session_id = spec.get("session_id").and_then(Value::as_str).ok_or_else(|| Stop::Bad(bad("session_id")))?;
                 let key = hex(spec.get("key").and_then(Value::as_str).ok_or_else(|| Stop::Bad(bad("key")))?)?;
@@ -832,7 +833,7 @@ impl Trace {
                         WorkerMessage::CloseSession { protocol_version: splash_protocol::PROTOCOL_VERSION, session_id }
                     }
                     "reconciled_compensation" => {
-                        return Err(unsupported("extension-frames: reconciled_compensation is Rescind's extension, not upstream"))
+                        return Err(unsupported("reconciled_compensation is Rescind's compensation-reconcile extension, not upstream"))
                     }
                     kind => self.reply(&request, kind, args)?,
                 };
@@ -919,7 +920,7 @@ impl Trace {
 
 /// What a compensation approval binds, read from `Approval`'s derived `Debug` form (its one
 /// public view: the type has no accessor), the way codes.rs reads error variant names. A
-/// member the form does not show is answered unsupported (`approval-binding-opaque`).
+/// member the form does not show is answered unsupported.
 fn approval_binding(args: &Map<String, Value>, approvals: &HashMap<String, Option<Approval>>) -> Value {
     let shown = args
         .get("as")
@@ -941,7 +942,7 @@ fn approval_binding(args: &Map<String, Value>, approvals: &HashMap<String, Optio
     ] {
         out[member] = debug_member(body, member).unwrap_or_else(|| {
             crate::text::unsupported(
-                "approval-binding-opaque: upstream's Approval has no accessor for what it binds",
+                "upstream's Approval has no accessor for what it binds, and its Debug form does not show this member",
             )
         });
     }

@@ -74,6 +74,22 @@ fn capabilities() -> Vec<&'static str> {
     all
 }
 
+/// Shapes the driver declares it cannot express (conformance/harness/restrictions.py).
+fn restrictions() -> Vec<&'static str> {
+    let mut all = journal::RESTRICTIONS.to_vec();
+    if cfg!(feature = "host") {
+        all.extend([
+            "host-input-above-ledger-bound",
+            "compensation-key-from-fingerprints",
+            "raw-compensation-policy",
+            "external-operation-needs-runtime",
+            "operation-input-check-private",
+            "approval-consumed-on-use",
+        ]);
+    }
+    all
+}
+
 fn hello(forwarder: &mut forward::Forwarder) -> Value {
     let mut profiles = vec![OWN_PROFILE];
     if forwarder.available() {
@@ -91,7 +107,7 @@ fn hello(forwarder: &mut forward::Forwarder) -> Value {
         },
         "capabilities": capabilities(),
         "profiles": profiles,
-        "restrictions": journal::RESTRICTIONS,
+        "restrictions": restrictions(),
     })
 }
 
