@@ -225,16 +225,16 @@ export CARGO_HOME=$SCRATCH/cargo-home
 export CARGO_NET_OFFLINE=true
 export CARGO_INCREMENTAL=0
 mkdir -p "$CARGO_HOME" "$HERE/target/bin"
-build() {  # $1: target dir name, rest: cargo flags
-    local dir=$1
-    shift
+# One target directory for both builds: the dependencies they share (syn, serde_derive,
+# blake3, ...) compile once; each binary is copied out before the next build relinks it.
+build() {  # cargo flags
     cargo build --offline --config "$CONFIG" \
         --manifest-path "$SCRATCH/crate/Cargo.toml" \
-        --target-dir "$SCRATCH/$dir" "$@" >&2
+        --target-dir "$SCRATCH/target" "$@" >&2
 }
-build target-ap
-build target-f64 --no-default-features
-cp "$SCRATCH/target-ap/debug/rescind-splash-driver" "$HERE/target/bin/rescind-splash-driver"
-cp "$SCRATCH/target-f64/debug/rescind-splash-driver" "$HERE/target/bin/rescind-splash-driver-f64"
+build
+cp "$SCRATCH/target/debug/rescind-splash-driver" "$HERE/target/bin/rescind-splash-driver"
+build --no-default-features
+cp "$SCRATCH/target/debug/rescind-splash-driver" "$HERE/target/bin/rescind-splash-driver-f64"
 echo "$HERE/target/bin/rescind-splash-driver"
 echo "$HERE/target/bin/rescind-splash-driver-f64"
