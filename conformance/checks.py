@@ -8,27 +8,34 @@ declares the profile is held to it, so a failure fails the run like a ``must``).
 Statuses: ``pass``, ``fail``, ``not-applicable`` (the implementation does not declare the
 capability or profile; never counted as a pass), ``unsupported`` (the driver declared the
 capability but answered ``unsupported`` for the request, or for a trace step after every
-earlier step matched: it cannot express it; never a pass, never a failure), ``error`` (the
-driver broke the protocol during this check), and ``xfail``/``xpass`` for checks listed in an
-expected-failures file.
+earlier step matched: it cannot express it; never a pass, never a failure), ``restricted`` (answered
+``unsupported`` only where a restriction the driver declared excuses it: every gap it left is
+a shape of a declared restriction, ``harness.restrictions``), ``error`` (the driver broke the
+protocol during this check), and ``xfail``/``xpass`` for checks listed in an expected-failures
+file. ``unsupported`` is *unanswered*: it makes the claim of its capability partial (exit 3).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Literal
+from typing import Final, Literal
 
 import attrs
 
 from rescind.conformance.comparison import Comparison
 from rescind.conformance.harness import Driver
+from rescind.conformance.harness.restrictions import Gap
 from rescind.conformance.harness.text import bound
 
 Tier = Literal["must", "should", "profile"]
 REQUIRED_TIERS: frozenset[str] = frozenset({"must", "profile"})
 """Tiers whose failure fails the run. A ``profile`` check runs only for a driver that
 declares its profile (otherwise it is ``not-applicable``), and a declared profile is required."""
-Status = Literal["pass", "fail", "not-applicable", "unsupported", "error", "xfail", "xpass"]
+Status = Literal[
+    "pass", "fail", "not-applicable", "unsupported", "restricted", "error", "xfail", "xpass"
+]
+UNANSWERED: Final = "unsupported"
+"""The status of a check the driver left (partly) unanswered outside its restrictions."""
 
 
 @attrs.frozen
@@ -39,6 +46,11 @@ class Outcome:
     seconds: float = 0.0
     comparison: Comparison | None = None
     """A failing vector check's bounded expected/actual values and differing paths."""
+    gaps: tuple[Gap, ...] = ()
+    """What the driver left unanswered (an ``unsupported`` outcome): the runner excuses the
+    outcome as ``restricted`` when every gap is a shape of a declared restriction."""
+    restricted_by: tuple[str, ...] = ()
+    """A ``restricted`` outcome: the declared restrictions that excused its gaps."""
 
 
 @attrs.frozen
@@ -66,3 +78,9 @@ class Result:
     @property
     def failed(self) -> bool:
         return self.check.tier in REQUIRED_TIERS and self.outcome.status in ("fail", "error")
+
+    @property
+    def unanswered(self) -> bool:
+        """A required check the driver did not answer (wholly or in part) outside its
+        declared restrictions: the claim of its capability is partial."""
+        return self.check.tier in REQUIRED_TIERS and self.outcome.status == UNANSWERED

@@ -33,6 +33,7 @@ from typing import Any, Final
 
 import attrs
 
+from rescind.conformance.error_catalogue import compared_details
 from rescind.conformance.harness import Reply
 
 # The string bounds live in drivertext (one place for every driver string); re-exported.
@@ -59,10 +60,35 @@ class Absent(enum.Enum):
 
 ABSENT: Final = Absent.ABSENT
 
-INFORMATIVE_KEYS: Final = frozenset(
-    {"reason", "f64", "note", "details", "findings", "upstreamMessage"}
-)
+INFORMATIVE_KEYS: Final = frozenset({"reason", "f64", "note", "findings", "upstreamMessage"})
 """Expectation keys that describe upstream, not the protocol: never compared."""
+DETAILS: Final = "details"
+"""A refusal's details (beside its ``error`` code): only their normative members are compared
+(``error_catalogue``); the others are informative."""
+DETAILS_COMPARED: Final = (
+    "in an expected refusal {error, details}, only the normative members of details are "
+    "compared: per error code, conformance/schemas/error-details.json (installed as "
+    "rescind/conformance/schemas/error-details.json); the others are informative"
+)
+
+
+class _Skip(enum.Enum):
+    SKIP = "skip"
+
+
+SKIP: Final = _Skip.SKIP
+
+
+def compared(parent: Mapping[str, Any], key: str, value: Any) -> Any:
+    """What of the expectation ``parent[key]`` is compared: ``SKIP`` for an informative key or
+    for details with no normative member; of a refusal's details, the normative members."""
+    if key == DETAILS:
+        code = parent.get("error")
+        if not isinstance(code, str) or not isinstance(value, Mapping):
+            return SKIP
+        kept = compared_details(code, value)
+        return kept if kept else SKIP
+    return SKIP if key in INFORMATIVE_KEYS else value
 
 
 def unanswered_reason(value: Any) -> str | None:
@@ -357,8 +383,9 @@ def differences(
         if "error" in expected and "error" in actual and expected["error"] != actual["error"]:
             yield (*path, "error"), expected["error"], actual["error"]
             return
-        for key, value in expected.items():
-            if key in INFORMATIVE_KEYS:
+        for key, whole in expected.items():
+            value = compared(expected, key, whole)
+            if value is SKIP:
                 continue
             if key not in actual:
                 yield (*path, key), value, ABSENT

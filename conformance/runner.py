@@ -17,9 +17,13 @@ import attrs
 
 from rescind.conformance.checks import Check, Outcome, Result
 from rescind.conformance.harness import Driver, HarnessFailure
+from rescind.conformance.harness.restrictions import all_excused, excused_by
 from rescind.conformance.harness.text import bound, short
 
 DriverFactory = Callable[[], Driver]
+EXIT_PARTIAL = 3
+"""Nothing failed, but some required check was not answered (docs/driver-protocol.md,
+"Claims and exit codes")."""
 Progress = Callable[[Check, Outcome], None]
 
 
@@ -52,6 +56,10 @@ class RunReport:
     database that stopped answering): shown by every report."""
     restrictions: tuple[str, ...] = ()
     """What the driver declared it cannot express (``rescind.conformance.harness.restrictions``)."""
+    upstream: str | None = attrs.field(default=None, converter=attrs.converters.optional(_short))
+    """The upstream source the driver says it is built from, ``repository@commit``."""
+    held_to: int | None = None
+    """The exit code once the run is held to the classes asked for (``report.claim``)."""
 
     @property
     def failed(self) -> bool:
@@ -61,10 +69,24 @@ class RunReport:
     def harness_broken(self) -> bool:
         return bool(self.harness_failures)
 
+    @property
+    def unanswered(self) -> bool:
+        """A required check the driver left (partly) unanswered outside its restrictions."""
+        return any(result.unanswered for result in self.results)
+
     def exit_code(self) -> int:
+        """2 harness, 1 a required failure, 3 partial (``EXIT_PARTIAL``), else 0; or the code
+        the run was held to (``held_to``: ``--claim``, ``--accept-partial``)."""
+        if self.held_to is not None:
+            return self.held_to
+        return self.own_exit_code()
+
+    def own_exit_code(self) -> int:
         if self.harness_broken:
             return 2
-        return 1 if self.failed else 0
+        if self.failed:
+            return 1
+        return EXIT_PARTIAL if self.unanswered else 0
 
     def counts(self) -> dict[str, int]:
         tally: dict[str, int] = {}
@@ -127,6 +149,7 @@ def run_checks(
                 failures.append(f"{check.id}: {problem}")
                 outcome = Outcome("error", problem)
             outcome = attrs.evolve(outcome, seconds=time.monotonic() - begin)
+        outcome = _excused(outcome, driver_restrictions)
         outcome = _apply_expectation(check, outcome, expected)
         results.append(Result(check, outcome))
         if progress is not None:
@@ -143,6 +166,25 @@ def run_checks(
         harness_failures=tuple(failures),
         seconds=time.monotonic() - started,
         restrictions=tuple(sorted(driver_restrictions)),
+        upstream=(
+            f"{hello.upstream.repository}@{hello.upstream.commit}"
+            if hello and hello.upstream
+            else None
+        ),
+    )
+
+
+def _excused(outcome: Outcome, declared: frozenset[str]) -> Outcome:
+    """An ``unsupported`` outcome whose every gap a declared restriction names is
+    ``restricted``; any other stays unanswered."""
+    if outcome.status != "unsupported" or not all_excused(outcome.gaps, declared):
+        return outcome
+    names = tuple(sorted({excused_by(gap, declared) or "" for gap in outcome.gaps}))
+    return attrs.evolve(
+        outcome,
+        status="restricted",
+        message=f"restricted ({', '.join(names)}): {outcome.message}",
+        restricted_by=names,
     )
 
 

@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 from hypothesis.database import ExampleDatabase
 
 from rescind.conformance.harness import Driver
+from rescind.conformance.harness.restrictions import Gap, excused_by
 from rescind.conformance.ops import registry as operations
 from rescind.conformance.vectors.checks import compare, unsupported_of
 from rescind.reference.errors import RescindError
@@ -140,11 +141,22 @@ class ExplorationResult:
     step agreed): discarded, not compared; ``examples`` counts them too."""
     in_part: int = 0
     """Compared traces whose reply left some members unanswered (the marker
-    ``{"unsupported": reason}`` as a member's value): compared on the answered members."""
+    ``{"unsupported": reason}`` as a member's value) that no declared restriction names:
+    compared on the answered members only."""
 
     @property
     def compared(self) -> int:
         return self.examples - self.inexpressible
+
+    @property
+    def to_the_end(self) -> int:
+        """Traces compared to their end: every step answered, every member answered or
+        excused by a declared restriction."""
+        return self.compared - self.in_part
+
+    @property
+    def share_to_the_end(self) -> float:
+        return self.to_the_end / self.examples if self.examples else 1.0
 
 
 def reference_answer(op: str, trace: Mapping[str, Any]) -> dict[str, Any]:
@@ -211,7 +223,8 @@ def explore(
     let it express them); shrink and return the first disagreement. A trace the driver
     answers ``unsupported`` for is discarded and counted, never a disagreement. The same seed
     (and database contents) gives the same traces."""
-    area = area.under(driver.hello.restrictions)
+    declared = driver.hello.restrictions
+    area = area.under(declared)
     counted = {"examples": 0, "steps": 0, "inexpressible": 0, "in_part": 0}
     started = time.monotonic()
 
@@ -222,7 +235,10 @@ def explore(
             counted["inexpressible"] += 1
             return False
         counted["steps"] += len(area.steps_of(trace))
-        counted["in_part"] += bool(verdict.unanswered)
+        counted["in_part"] += any(
+            excused_by(Gap("member", area.op, pointer=member), declared) is None
+            for member in verdict.unanswered
+        )
         return verdict.problem is not None
 
     # the search itself never reuses: _find replays the area's saved traces before it

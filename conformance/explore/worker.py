@@ -26,7 +26,10 @@ from rescind.conformance.explore.engine import (
 )
 from rescind.conformance.explore.engine import explore as explore_area
 from rescind.conformance.harness import Driver
-from rescind.conformance.harness.restrictions import AUTHORIZED_BY_AUTHORIZER
+from rescind.conformance.harness.restrictions import (
+    AUTHORIZED_BY_AUTHORIZER,
+    RESULT_CHECK_NEEDS_ISSUING_AUTHORIZER,
+)
 from rescind.conformance.ops import registry as operations
 from rescind.reference.grants import CapabilityGrant
 
@@ -356,7 +359,8 @@ def _rebuild_authorized(
 
 
 def _under(area: Area, declared: frozenset[str]) -> Area:
-    if AUTHORIZED_BY_AUTHORIZER.name not in declared:
+    raw_pairs = {AUTHORIZED_BY_AUTHORIZER.name, RESULT_CHECK_NEEDS_ISSUING_AUTHORIZER.name}
+    if not raw_pairs & declared:
         return area
     return attrs.evolve(
         area,

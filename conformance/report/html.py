@@ -22,6 +22,8 @@ import attrs
 from rescind.conformance.checks import Result
 from rescind.conformance.comparison import Comparison
 from rescind.conformance.harness.text import visible
+from rescind.conformance.report import rules as rule_coverage
+from rescind.conformance.report.claim import Claim, claim_of, detail_lines, headline
 from rescind.conformance.report.diagram_svg import lifecycle_figure
 from rescind.conformance.report.run import (
     PROVENANCE_LABELS,
@@ -259,7 +261,8 @@ def to_html(
     if vectors is None:
         vectors = vector_tests() if problems else {}
     passed = report.exit_code() == 0
-    verdict = "PASS" if passed else ("HARNESS ERROR" if report.harness_broken else "FAIL")
+    claim = claim_of(report)
+    verdict = claim.verdict
     title = f"Rescind conformance: {report.implementation} {report.version} — {verdict}"
     parts = [
         "<!DOCTYPE html>",
@@ -268,7 +271,9 @@ def to_html(
         '<meta name="viewport" content="width=device-width,initial-scale=1">',
         f"<title>{_e(title)}</title><style>{_STYLE}</style></head><body>",
         *_header(report, verdict, passed),
+        *_claim(claim),
         *_matrix(report),
+        *_rules(report),
         *_notes(report),
         *_harness(report),
         *_failures(problems, vectors),
@@ -298,6 +303,41 @@ def _header(report: RunReport, verdict: str, passed: bool) -> list[str]:
     ]
 
 
+def _claim(claim: Claim) -> list[str]:
+    """The claim: the headline, the declaration, and each class's status."""
+    rows = "".join(
+        f'<tr><td>{_e(part.name)}</td><td class="claim-{_e(part.status.replace(" ", "-"))}">'
+        f"{_e(part.status)}</td><td>{part.tally.passed}</td><td>{part.tally.failed}</td>"
+        f"<td>{part.tally.unanswered}</td><td>{part.tally.restricted}</td>"
+        f"<td>{_e(', '.join(part.missing))}</td></tr>"
+        for part in claim.classes
+    )
+    details = "".join(f"<li>{_e(line)}</li>" for line in detail_lines(claim))
+    return [
+        f'<section id="claim"><h2>Claim</h2><p>{_e(headline(claim))}</p><ul>{details}</ul>',
+        "<table><thead><tr><th>class</th><th>status</th><th>pass</th><th>fail</th>"
+        "<th>unanswered</th><th>restricted</th><th>not declared</th></tr></thead>",
+        f"<tbody>{rows}</tbody></table></section>",
+    ]
+
+
+def _rules(report: RunReport) -> list[str]:
+    """The rules the run's checks cite and how each fared."""
+    rows = "".join(
+        f"<tr><td>{_e(rule)}</td><td>{_e(rule_coverage.reached(counted))}</td>"
+        f"<td>{counted.passed}</td><td>{counted.failed}</td><td>{counted.unanswered}</td>"
+        f"<td>{counted.restricted}</td><td>{counted.not_applicable}</td>"
+        f"<td>{_e(', '.join(kinds))}</td></tr>"
+        for rule, counted, kinds in rule_coverage.by_rule(report.results)
+    )
+    return [
+        '<section id="rules"><h2>Rules reached by this run</h2><table><thead><tr>'
+        "<th>rule</th><th>reached</th><th>pass</th><th>fail</th><th>unanswered</th>"
+        "<th>restricted</th><th>n/a</th><th>provenance</th></tr></thead>",
+        f"<tbody>{rows}</tbody></table></section>",
+    ]
+
+
 def _tally(results: Iterable[Result]) -> dict[tuple[str, str], dict[str, int]]:
     cells: dict[tuple[str, str], dict[str, int]] = {}
     for result in results:
@@ -317,9 +357,13 @@ def _cell(row: Mapping[str, int] | None, attributes: str, css: str) -> str:
         f'<span class="n-na" title="not applicable">{row["not-applicable"]} n/a</span>'
         if row["not-applicable"]
         else "",
-        f'<span class="n-unsupported" title="unsupported by the driver">'
+        f'<span class="n-unsupported" title="unanswered by the driver">'
         f"{row['unsupported']} unsupported</span>"
         if row["unsupported"]
+        else "",
+        f'<span class="n-na" title="excused by a declared restriction">'
+        f"{row['restricted']} restricted</span>"
+        if row["restricted"]
         else "",
         f'<span class="n-other" title="error, xfail, xpass">{row.get("other", 0)} other</span>'
         if row.get("other", 0)
@@ -332,6 +376,7 @@ def _cell(row: Mapping[str, int] | None, attributes: str, css: str) -> str:
             ("fail", "fail"),
             ("not-applicable", "not-applicable"),
             ("unsupported", "unsupported"),
+            ("restricted", "restricted"),
             ("other", "other"),
         )
     )

@@ -61,8 +61,9 @@ _SEVERITY: tuple[Status, ...] = (
     "fail",
     "xpass",
     "xfail",
-    "pass",
     "unsupported",
+    "pass",
+    "restricted",
     "not-applicable",
 )
 _SAME = ("seed", "plan")
@@ -120,6 +121,7 @@ def merge(documents: Sequence[tuple[str, Mapping[str, Any]]]) -> tuple[RunReport
         capabilities=tuple(first.get("capabilities", ())),
         profiles=tuple(first.get("profiles", ())),
         restrictions=tuple(first.get("restrictions", ())),
+        upstream=first.get("upstream"),
         results=tuple(results),
         harness_failures=tuple(
             failure for _, document in documents for failure in document["harnessFailures"]
@@ -186,10 +188,15 @@ def _result(
         capability=entry["capability"],
         source=entry["source"],
         run=_not_runnable,
+        profile=entry.get("profile"),
         provenance=None if provenance in (None, NOT_A_VECTOR) else str(provenance),
     )
     taken = float(entry.get("seconds", 0.0)) if seconds is None else seconds
-    return Result(check, Outcome(status, message, taken, _comparison(entry, check_id)))
+    restricted_by = tuple(str(name) for name in entry.get("restrictedBy", ()))
+    outcome = Outcome(
+        status, message, taken, _comparison(entry, check_id), restricted_by=restricted_by
+    )
+    return Result(check, outcome)
 
 
 def _comparison(entry: Mapping[str, Any], check_id: str) -> Comparison | None:

@@ -21,21 +21,17 @@ from rescind.conformance.checks import REQUIRED_TIERS, Check, Result
 from rescind.conformance.comparison import Comparison, bounded, compact
 from rescind.conformance.harness.text import markdown, markdown_code, visible
 from rescind.conformance.provenance import KINDS
+from rescind.conformance.report import rules as rule_coverage
+from rescind.conformance.report.claim import claim_of, detail_lines, headline
+from rescind.conformance.report.rules import NOT_A_VECTOR as NOT_A_VECTOR
+from rescind.conformance.report.rules import provenance_of as provenance_of
 from rescind.conformance.runner import RunReport
 from rescind.conformance.vectors.checks import load_vector_files
 
-NOT_A_VECTOR = "model"
-"""The provenance label of checks that are not golden vectors (model proofs, saga refinement,
-differential exploration): their oracle is Rescind's own model or reference, run live."""
-
 PROVENANCE_LABELS: tuple[str, ...] = (*KINDS, NOT_A_VECTOR)
-SUMMARY_STATUSES: tuple[str, ...] = ("pass", "fail", "not-applicable", "unsupported")
-SKIPPED_STATUSES: tuple[str, ...] = ("not-applicable", "unsupported", "xfail")
+SUMMARY_STATUSES: tuple[str, ...] = ("pass", "fail", "not-applicable", "unsupported", "restricted")
+SKIPPED_STATUSES: tuple[str, ...] = ("not-applicable", "unsupported", "restricted", "xfail")
 """Reported as skipped (with the status and the reason) in JUnit: neither a pass nor a failure."""
-
-
-def provenance_of(check: Check) -> str:
-    return check.provenance if check.provenance is not None else NOT_A_VECTOR
 
 
 def counts_by_provenance(report: RunReport) -> dict[str, dict[str, int]]:
@@ -52,18 +48,23 @@ def counts_by_provenance(report: RunReport) -> dict[str, dict[str, int]]:
 
 
 def to_json(report: RunReport) -> dict[str, Any]:
+    """The JSON report; the ``claim`` comes first."""
+    code = report.exit_code()
     return {
+        "claim": claim_of(report).to_json(),
         "implementation": {"name": report.implementation, "version": report.version},
         "capabilities": list(report.capabilities),
         "profiles": list(report.profiles),
         "restrictions": list(report.restrictions),
-        "passed": not report.failed and not report.harness_broken,
-        "exitCode": report.exit_code(),
+        "upstream": report.upstream,
+        "passed": code == 0,
+        "exitCode": code,
         "counts": report.counts(),
         "countsByProvenance": counts_by_provenance(report),
         "harnessFailures": list(report.harness_failures),
         "notes": list(report.notes),
         "seconds": round(report.seconds, 3),
+        "rules": rule_coverage.to_json(report.results),
         "checks": [_check_json(result) for result in report.results],
     }
 
@@ -75,11 +76,14 @@ def _check_json(result: Result) -> dict[str, Any]:
         "rule": result.check.rule,
         "source": result.check.source,
         "capability": result.check.capability,
+        "profile": result.check.profile,
         "provenance": provenance_of(result.check),
         "status": result.outcome.status,
         "message": result.outcome.message,
         "seconds": round(result.outcome.seconds, 6),
     }
+    if result.outcome.restricted_by:
+        entry["restrictedBy"] = list(result.outcome.restricted_by)
     if result.outcome.comparison is not None:
         entry["comparison"] = result.outcome.comparison.to_json()
     return entry
@@ -238,8 +242,16 @@ def write_junit(report: RunReport, path: Path) -> None:
         return [result.outcome.message, *failure_details(result, vectors)]
 
     suites = ElementTree.Element("testsuites", name="rescind")
+    claim = claim_of(report)
+    properties = ElementTree.SubElement(suites, "properties")
+    ElementTree.SubElement(properties, "property", name="claim", value=visible(headline(claim)))
+    for line in detail_lines(claim):
+        ElementTree.SubElement(properties, "property", name="claim.detail", value=visible(line))
+    for part in claim.classes:
+        ElementTree.SubElement(
+            properties, "property", name=f"claim.class.{part.name}", value=part.status
+        )
     if report.notes:
-        properties = ElementTree.SubElement(suites, "properties")
         for note in report.notes:
             ElementTree.SubElement(properties, "property", name="note", value=visible(note))
     by_source: dict[str, list[Any]] = {}
@@ -277,20 +289,29 @@ def write_junit(report: RunReport, path: Path) -> None:
 
 def to_markdown(report: RunReport) -> str:
     counts = report.counts()
-    verdict = "PASS" if report.exit_code() == 0 else "FAIL"
+    claim = claim_of(report)
     lines = [
-        f"# Rescind conformance: {markdown(report.implementation)} {markdown(report.version)}"
-        f" — {verdict}",
+        f"# Rescind conformance: {markdown(headline(claim))}",
+        "",
+        *(f"- {markdown(line)}" for line in detail_lines(claim)),
+        "",
+        "| class | status | pass | fail | unanswered | restricted |",
+        "|---|---|---|---|---|---|",
+        *(
+            f"| {markdown(part.name)} | {markdown(part.status)} | {part.tally.passed} "
+            f"| {part.tally.failed} | {part.tally.unanswered} | {part.tally.restricted} |"
+            for part in claim.classes
+        ),
         "",
         "| status | checks |",
         "|---|---|",
         *(f"| {markdown(status)} | {count} |" for status, count in sorted(counts.items())),
         "",
-        "| provenance | pass | fail | not-applicable | unsupported | other |",
-        "|---|---|---|---|---|---|",
+        "| provenance | pass | fail | not-applicable | unsupported | restricted | other |",
+        "|---|---|---|---|---|---|---|",
         *(
             f"| {markdown(label)} | {row['pass']} | {row['fail']} | {row['not-applicable']} "
-            f"| {row['unsupported']} | {row.get('other', 0)} |"
+            f"| {row['unsupported']} | {row['restricted']} | {row.get('other', 0)} |"
             for label, row in counts_by_provenance(report).items()
         ),
         "",
@@ -302,6 +323,7 @@ def to_markdown(report: RunReport) -> str:
         lines += ["## Driver protocol failures", ""]
         lines += [f"- {markdown(failure)}" for failure in harness_summary(report)] + [""]
     lines += _unsupported_lines(report)
+    lines += _rule_lines(report)
     problems = [r for r in report.results if r.outcome.status in ("fail", "error", "xpass")]
     if problems:
         lines += [
@@ -357,12 +379,32 @@ def vector_tests() -> dict[str, Mapping[str, Any]]:
     }
 
 
+def _rule_lines(report: RunReport) -> list[str]:
+    """The rules the run's checks cite and how each fared (failing and partial ones first)."""
+    rows = rule_coverage.by_rule(report.results)
+    rank = {"fails": 0, "partial": 1, "not run": 2, "passed": 3}
+    rows.sort(key=lambda row: rank[rule_coverage.reached(row[1])])
+    lines = [
+        "## Rules reached by this run",
+        "",
+        "| rule | reached | pass | fail | unanswered | restricted | not applicable | provenance |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for rule, counted, kinds in rows:
+        lines.append(
+            f"| {markdown(rule)} | {rule_coverage.reached(counted)} | {counted.passed} "
+            f"| {counted.failed} | {counted.unanswered} | {counted.restricted} "
+            f"| {counted.not_applicable} | {markdown(', '.join(kinds))} |"
+        )
+    return [*lines, ""]
+
+
 def _unsupported_lines(report: RunReport) -> list[str]:
     """Checks the driver answered ``unsupported`` (what it cannot express), with its reason."""
     unsupported = [r for r in report.results if r.outcome.status == "unsupported"]
     if not unsupported:
         return []
-    lines = ["## Unsupported by the driver", "", "| check | message |", "|---|---|"]
+    lines = ["## Unanswered by the driver", "", "| check | message |", "|---|---|"]
     for result in unsupported:
         lines.append(f"| {markdown_code(result.check.id)} | {markdown(result.outcome.message)} |")
     return [*lines, ""]

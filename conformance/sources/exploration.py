@@ -1,12 +1,13 @@
-"""Checks from differential exploration (``explore_engine``): one check per explored area
-(``explore_areas.AREAS``). In a sharded run each is that shard's slice of the budget,
+"""Checks from differential exploration (``explore.engine``): one check per explored area
+(``explore.areas.AREAS``). In a sharded run each is that shard's slice of the budget,
 explored from its own seed and named ``explore.<area>#shard-I/N``.
 
 Traces the driver answers ``unsupported`` for are discarded and counted in the message
-("N traces, M inexpressible"); when every trace was inexpressible the check is
-``unsupported``, not a pass. A trace whose reply leaves members unanswered (the marker
+("N traces, M inexpressible"). A trace whose reply leaves members unanswered (the marker
 ``{"unsupported": reason}`` as a member's value) is compared on its answered members and
-counted ("K answered in part")."""
+counted ("K answered in part") unless a declared restriction names every such member. An
+area passes only when at least ``TO_THE_END`` of its traces were compared to their end;
+otherwise the check is ``unsupported`` (unanswered: the claim is partial), never a pass."""
 
 from __future__ import annotations
 
@@ -19,6 +20,10 @@ from rescind.conformance.sources.spec import EXPLORATION, DriverFactory, SourceO
 
 DEFAULT_EXAMPLES = 200
 """Traces per area (split across shards)."""
+TO_THE_END = 0.9
+"""The share of an area's traces that must be compared to their end (every step answered,
+every member answered or excused by a declared restriction) for the area to pass; below it
+the check is unanswered (``unsupported``) and the claim partial."""
 
 
 def exploration_checks(_: DriverFactory, options: SourceOptions) -> list[Check]:
@@ -47,14 +52,20 @@ def _check(area: Area, total: int, options: SourceOptions) -> Check:
                 else ""
             )
             in_part = f", {result.in_part} answered in part" if result.in_part else ""
-            # Nothing compared is not a pass: the driver could express none of the traces.
-            status: Status = (
-                "pass" if result.compared or not result.inexpressible else "unsupported"
+            # A pass is earned: most traces must be compared to their end, not discarded or
+            # compared on a few answered members.
+            earned = result.share_to_the_end >= TO_THE_END
+            status: Status = "pass" if earned else "unsupported"
+            shortfall = (
+                ""
+                if earned
+                else f"only {result.to_the_end} of {result.examples} traces compared to their "
+                f"end ({TO_THE_END:.0%} needed): "
             )
             return Outcome(
                 status,
-                f"{result.compared} traces{inexpressible}{in_part}, {result.steps} steps, "
-                f"{rate:.0f} steps/s (run seed {options.seed})",
+                f"{shortfall}{result.compared} traces{inexpressible}{in_part}, "
+                f"{result.steps} steps, {rate:.0f} steps/s (run seed {options.seed})",
             )
         path = save_replay(result.disagreement, options.replay_directory, area.name)
         steps = len(area.steps_of(result.disagreement.trace))

@@ -22,11 +22,12 @@ from typing import Any
 
 import attrs
 
-from rescind.conformance.checks import Check, Outcome, Status, Tier
+from rescind.conformance.checks import Check, Outcome, Tier
 from rescind.conformance.comparison import (
-    INFORMATIVE_KEYS,
+    SKIP,
     Comparison,
     answered_in_part,
+    compared,
     comparison_of,
     pointer,
     reply_value,
@@ -34,6 +35,7 @@ from rescind.conformance.comparison import (
     unanswered_members,
 )
 from rescind.conformance.harness import Driver, Reply
+from rescind.conformance.harness.restrictions import Gap
 
 
 @attrs.frozen
@@ -176,8 +178,9 @@ def _difference(
             return f"{path or 'result'} is not an object"
         if "error" in expected and "error" in actual and expected["error"] != actual["error"]:
             return f"{path}: error {actual['error']} != {expected['error']}"
-        for key, value in expected.items():
-            if key in INFORMATIVE_KEYS:
+        for key, whole in expected.items():
+            value = compared(expected, key, whole)
+            if value is SKIP:
                 continue
             if key not in actual:
                 return f"{path}/{key} missing"
@@ -259,16 +262,35 @@ def in_part_message(comparison: Comparison) -> str:
     return f"answered in part: unanswered {_listed(members, comparison.unanswered_count)}"
 
 
+@attrs.frozen
+class Sent:
+    """What a vector check sent: the operation and its ``args`` (the vector's input)."""
+
+    op: str
+    args: Mapping[str, Any]
+
+    def member_gaps(self, members: Sequence[tuple[str, str]]) -> tuple[Gap, ...]:
+        return tuple(
+            Gap("member", self.op, self.args, pointer=path, reason=reason)
+            for path, reason in members
+        )
+
+
 def _unsupported(
-    cut: Unsupported, expected: Mapping[str, Any], reply: Reply, steps: Sequence[Any] = ()
+    cut: Unsupported, expected: Mapping[str, Any], reply: Reply, sent: Sent
 ) -> Outcome:
     if cut.problem is not None:
         return _failed(cut.problem, expected, reply)
+    steps = sent.args.get("steps", ())
     message = cut.describe(steps)
     members = unanswered_members(expected, reply.ok) if reply.ok is not None else []
     if members:
         message += f"; answered in part before it: unanswered {_listed(members)}"
-    return Outcome("unsupported", message)
+    if cut.step is None:
+        gap = Gap("request", sent.op, sent.args, expected=expected, reason=cut.reason)
+    else:
+        gap = Gap("step", sent.op, sent.args, step=steps[cut.step], reason=cut.reason)
+    return Outcome("unsupported", message, gaps=(gap, *sent.member_gaps(members)))
 
 
 def _failed(problem: str, expected: Mapping[str, Any], reply: Reply, at: str = "") -> Outcome:
@@ -279,27 +301,31 @@ def _failed(problem: str, expected: Mapping[str, Any], reply: Reply, at: str = "
     return Outcome("fail", problem, comparison=comparison)
 
 
-def _judged(expected: Mapping[str, Any], reply: Reply, at: str = "") -> Outcome:
+def _judged(expected: Mapping[str, Any], reply: Reply, sent: Sent, at: str = "") -> Outcome:
     """``pass``; ``fail`` on a difference; ``unsupported`` when answered in part (every
-    answered member matches, some are unanswered)."""
+    answered member matches, some are unanswered: each is a gap)."""
     problem = compare(expected, reply)
     if problem:
         return _failed(problem, expected, reply, at)
     comparison = comparison_of(expected, reply, at)
     if comparison is None:
         return Outcome("pass")
-    status: Status = "fail" if comparison.differences else "unsupported"
-    return Outcome(status, in_part_message(comparison), comparison=comparison)
+    if comparison.differences:
+        return Outcome("fail", in_part_message(comparison), comparison=comparison)
+    gaps = sent.member_gaps(unanswered_members(expected, reply.ok if reply.ok is not None else {}))
+    return Outcome("unsupported", in_part_message(comparison), comparison=comparison, gaps=gaps)
 
 
 def _single(op: str, binding: TopicBinding, test: Mapping[str, Any]) -> Callable[[Driver], Outcome]:
+
+    sent = Sent(op, test["input"])
 
     def run(driver: Driver) -> Outcome:
         reply = driver.request(op, test["input"])
         cut = unsupported_of(test["expected"], reply)
         if cut is not None:
-            return _unsupported(cut, test["expected"], reply, test["input"].get("steps", ()))
-        return _judged(test["expected"], reply)
+            return _unsupported(cut, test["expected"], reply, sent)
+        return _judged(test["expected"], reply, sent)
 
     return run
 
@@ -413,12 +439,14 @@ def _profile_check(
     assert binding.op is not None
     op = binding.op
 
+    sent = Sent(op, {**test["input"], "profile": "splash-v5-f64"})
+
     def run(driver: Driver) -> Outcome:
-        reply = driver.request(op, {**test["input"], "profile": "splash-v5-f64"})
+        reply = driver.request(op, sent.args)
         cut = unsupported_of(informative, reply)
         if cut is not None:
-            return _unsupported(cut, informative, reply, test["input"].get("steps", ()))
-        return _judged(informative, reply, "/f64")
+            return _unsupported(cut, informative, reply, sent)
+        return _judged(informative, reply, sent, "/f64")
 
     return Check(
         id=f"{test['id']}.f64",

@@ -59,6 +59,9 @@ _BY_STATUS = {
     "pass": "matched",
     "fail": "differed",
     "unsupported": "unsupported",
+    # an observation records what upstream answered; whether a restriction excuses it is the
+    # claim's business, not the observation's
+    "restricted": "unsupported",
     "not-applicable": "not-applicable",
 }
 OBSERVABLE_TOPICS: Mapping[str, frozenset[str]] = {
@@ -254,7 +257,8 @@ def answered_in_part(outcome: Outcome) -> tuple[str, ...]:
     ``unsupported``, a comparison with unanswered members and no differences); empty for any
     other outcome (a trace cut at an unsupported step is ``unsupported``, not partial)."""
     comparison = outcome.comparison
-    if outcome.status != "unsupported" or comparison is None or comparison.differences:
+    unanswered = outcome.status in ("unsupported", "restricted")
+    if not unanswered or comparison is None or comparison.differences:
         return ()
     return tuple(sorted({comparison.at + member.path for member in comparison.unanswered}))
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import jsonschema
 
-from rescind.conformance.comparison import INFORMATIVE_KEYS
+from rescind.conformance.comparison import DETAILS_COMPARED, INFORMATIVE_KEYS
 from rescind.conformance.provenance import KINDS
 from rescind.conformance.vectors import observation
 from rescind.conformance.vectors.checks import BINDINGS
@@ -96,6 +96,7 @@ def file_schema(vector_file: VectorFile) -> dict[str, Any]:
             "notes",
             "provenanceKinds",
             "informativeKeys",
+            "detailsCompared",
             "testGroups",
         ],
         "additionalProperties": False,
@@ -123,6 +124,7 @@ def file_schema(vector_file: VectorFile) -> dict[str, Any]:
                 "properties": {kind: {"type": "string"} for kind in KINDS},
             },
             "informativeKeys": {"type": "array", "items": {"type": "string"}},
+            "detailsCompared": {"type": "string"},
             "testGroups": {
                 "type": "array",
                 "items": {
@@ -183,6 +185,7 @@ def self_describing(document: Mapping[str, Any]) -> dict[str, Any]:
     binding = BINDINGS[document["topic"]]
     head = {key: value for key, value in document.items() if key != "testGroups"}
     head["informativeKeys"] = sorted(INFORMATIVE_KEYS)
+    head["detailsCompared"] = DETAILS_COMPARED
     groups = []
     for group in document["testGroups"]:
         bound = binding.for_group(group["type"])

@@ -34,21 +34,17 @@ def test_counts_by_provenance_tally_each_status_under_its_kind() -> None:
         Result(_check("d", "upstream-observed"), Outcome("xfail")),
         Result(_check("e", None), Outcome("pass")),
         Result(_check("f", "derived"), Outcome("unsupported", "no")),
+        Result(_check("g", "derived"), Outcome("restricted", "no")),
     )
     report = RunReport("impl", "1", (), (), results, (), 0.0)
     counts = reports.counts_by_provenance(report)
     assert list(counts) == ["upstream-observed", "derived", "model"]
-    assert counts["derived"] == {"pass": 1, "fail": 1, "not-applicable": 0, "unsupported": 1}
-    assert counts["upstream-observed"] == {
-        "pass": 0,
-        "fail": 0,
-        "not-applicable": 1,
-        "unsupported": 0,
-        "other": 1,
-    }
-    assert counts["model"] == {"pass": 1, "fail": 0, "not-applicable": 0, "unsupported": 0}
+    none = {"pass": 0, "fail": 0, "not-applicable": 0, "unsupported": 0, "restricted": 0}
+    assert counts["derived"] == {**none, "pass": 1, "fail": 1, "unsupported": 1, "restricted": 1}
+    assert counts["upstream-observed"] == {**none, "not-applicable": 1, "other": 1}
+    assert counts["model"] == {**none, "pass": 1}
     markdown = reports.to_markdown(report)
-    assert "| derived | 1 | 1 | 0 | 1 | 0 |" in markdown
+    assert "| derived | 1 | 1 | 0 | 1 | 1 | 0 |" in markdown
     assert "| upstream-observed | 0 | 0 | 1 | 0 | 1 |" in markdown
     assert reports.to_json(report)["checks"][4]["provenance"] == "model"
 
@@ -92,7 +88,7 @@ def test_summary_and_markdown_print_the_provenance_table(tmp_path: Path, capsys)
     assert "By provenance of the expectation" in printed
     assert "upstream-observed" in printed and "derived" in printed
     assert (
-        "| provenance | pass | fail | not-applicable | unsupported | other |"
+        "| provenance | pass | fail | not-applicable | unsupported | restricted | other |"
         in markdown.read_text()
     )
 

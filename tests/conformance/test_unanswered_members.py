@@ -140,7 +140,8 @@ def test_unanswered_members_make_a_check_unsupported_answered_in_part(
         assert listed == pointers, result.check.id
         assert {m.reason for m in outcome.comparison.unanswered} <= set(PRIVATE_REASONS.values())
     assert in_part >= 150
-    assert private_run.exit_code() == 0
+    # No restriction the fake declares names these members: the claim is partial (exit 3).
+    assert private_run.exit_code() == 3
 
 
 def test_the_json_report_carries_the_unanswered_pointers(private_run: RunReport) -> None:
@@ -326,11 +327,30 @@ def test_exploration_compares_traces_with_unanswered_counters() -> None:
 
 
 def test_the_exploration_check_counts_traces_answered_in_part(tmp_path: Path) -> None:
+    """Traces compared only on their answered members do not earn a pass: the area is
+    unanswered until 90% of its traces are compared to their end."""
     options = SourceOptions(explore_examples=30, seed=0, replay_directory=tmp_path)
     outcome = _check(JOURNAL_AREA, 30, options).run(InProcessDriver(private_members))
+    assert outcome.status == "unsupported", outcome
+    assert outcome.message.startswith("only 0 of 30 traces compared to their end (90% needed): ")
+    assert "30 traces, 30 answered in part, " in outcome.message
+
+
+def _declaring_counters_private(message: Mapping[str, Any]) -> dict[str, Any]:
+    reply = private_members(message)
+    if message.get("op") == "hello":
+        reply["ok"]["restrictions"] = [*reply["ok"]["restrictions"], "authorizer-counters-private"]
+    return reply
+
+
+def test_members_a_declared_restriction_names_do_not_count_against_exploration(
+    tmp_path: Path,
+) -> None:
+    options = SourceOptions(explore_examples=30, seed=0, replay_directory=tmp_path)
+    driver = InProcessDriver(_declaring_counters_private)
+    outcome = _check(JOURNAL_AREA, 30, options).run(driver)
     assert outcome.status == "pass", outcome
-    assert outcome.message.startswith("30 traces, ")
-    assert " answered in part, " in outcome.message
+    assert outcome.message.startswith("30 traces, ") and "answered in part" not in outcome.message
 
 
 def _replay_file(tmp_path: Path) -> Path:

@@ -147,7 +147,7 @@ def test_a_crash_keeps_the_name_and_is_reported_once(
     assert "crashed: driver exited (code 3) while answering canonical.input (4 times:" in flat
     assert "FAIL canon." not in flat
     text = markdown.read_text(encoding="utf-8")
-    assert text.startswith("# Rescind conformance: crashy-impl 9.9 — FAIL")
+    assert text.startswith("# Rescind conformance: HARNESS ERROR crashy-impl 9.9")
     section = text.split("## Driver protocol failures", 1)[1].split("##", 1)[0]
     assert section.count("\n- ") == 1 and "4 times" in section
     assert main(["check", *selection, *command, "--json"]) == 2

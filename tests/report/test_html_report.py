@@ -142,9 +142,15 @@ def test_failing_traces_are_numbered_steps_with_the_blamed_one_marked(run: Run) 
             if step.get("error") == "compensation_identity_mismatch"
         ]
         assert refused[0] == index
-        assert article.paths == [f"/steps/{i}/error" for i in refused]
-        assert article.expected == [json.dumps("compensation_identity_mismatch")] * len(refused)
-        assert article.actual == ["absent"] * len(refused)
+        # each refusal differs at its code and at its details (operation_key is normative)
+        assert article.paths == [
+            path for i in refused for path in (f"/steps/{i}/error", f"/steps/{i}/details")
+        ]
+        assert article.expected[::2] == [json.dumps("compensation_identity_mismatch")] * len(
+            refused
+        )
+        assert all("operation_key" in shown for shown in article.expected[1::2])
+        assert article.actual == ["absent"] * 2 * len(refused)
 
 
 def test_exploration_counterexample_is_the_saved_minimal_trace(run: Run) -> None:

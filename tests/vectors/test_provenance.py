@@ -192,7 +192,7 @@ def test_the_schema_requires_provenance() -> None:
 
     def exported() -> dict[str, Any]:
         # What vectortool.self_describing adds for a bound topic ("t" has no binding).
-        document = {**vector_file.to_json(), "informativeKeys": []}
+        document = {**vector_file.to_json(), "informativeKeys": [], "detailsCompared": ""}
         document["testGroups"][0]["capability"] = "canonical"
         return json.loads(json.dumps(document))  # type: ignore[no-any-return]
 

@@ -6,12 +6,20 @@ expected outcome of every step and the journal text at checkpoints, and
 ``_trace_cases.trace_vector`` refuses a row the reference contradicts. Traces cover worker edge
 cases 12, 13 and 15-36 and reproduce upstream's probe sequences; the probe's journal texts are
 checked byte for byte by tests/worker.
+
+Most traces hand the journal a raw request and grant pair. The group ``journal-authorized``
+reaches the same rules through values made by ``authorize_*`` steps only, so that a driver
+declaring the restriction ``authorized-by-authorizer`` still answers a check of every rule
+(tests/conformance/test_restriction_reach.py). Its 64-record trace is a generated family.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from rescind.conformance import cases
-from rescind.conformance.cases import CaseTable
+from rescind.conformance.cases import CaseRow, CaseTable, Family
+from rescind.conformance.provenance import derived
 from rescind.conformance.vectors.format import Flag, VectorFile
 from rescind.conformance.vectors.sets._tabled import tabled_groups
 from rescind.conformance.vectors.sets._trace_cases import (
@@ -19,8 +27,61 @@ from rescind.conformance.vectors.sets._trace_cases import (
     TRACE_INPUT_SCHEMA,
     trace_vector,
 )
+from rescind.conformance.vectors.sets._worker_fixtures import KEY, dispatch, manifest
+from rescind.conformance.vectors.sets.grants import grant_text
 
 TOPIC = "journal-traces"
+
+RECORD_LIMIT = 64
+"""WJ-3's bound on records; the authorized family fills a journal to it."""
+
+
+def _step(call: str, expect: str = "ok", **args: Any) -> dict[str, Any]:
+    return {"call": call, "expect": expect, "args": args}
+
+
+def authorized_record_limit() -> list[CaseRow]:
+    """WJ-9 through the session authorizer: 64 dispatches authorized and admitted one by one
+    (``admit_many`` takes a raw request and grant pair, which a driver declaring
+    ``authorized-by-authorizer`` cannot run), then a new key and a duplicate."""
+    requests = {
+        f"add-{index}": dispatch(key=f"{KEY}-{index}", request_id=f"dispatch-{index}")
+        for index in range(RECORD_LIMIT)
+    }
+    requests["other-key"] = dispatch(key="release-43-add", request_id="dispatch-other")
+    requests["add-5-again"] = dispatch(key=f"{KEY}-5", request_id="dispatch-5-again")
+    steps: list[dict[str, Any]] = []
+    for index in range(RECORD_LIMIT):
+        steps.append(_step("authorize_operation", request=f"add-{index}", **{"as": f"d{index}"}))
+        steps.append(_step("admit", authorized=f"d{index}"))
+    steps += [
+        _step("authorize_operation", request="other-key", **{"as": "other"}),
+        _step("admit", "too_many_worker_operations", authorized="other"),
+        _step("authorize_operation", request="add-5-again", **{"as": "again"}),
+        _step("admit", authorized="again"),
+        _step("record", operation_key="release-43-add"),
+    ]
+    # A budget for every dispatch of the trace; the limit under test is the journal's.
+    authorizer = manifest(grant_text(calls=RECORD_LIMIT + 2))
+    setup: dict[str, Any] = {
+        "journal": {"scope": "tenant-release"},
+        "requests": requests,
+        "authorizers": {"a": authorizer},
+    }
+    return [
+        CaseRow(
+            "journal.authorized.record-limit-after-lookup",
+            "WJ-9",
+            "on authorized values: a journal holding 64 records refuses a new key but still"
+            " answers a duplicate of a key it holds",
+            {"setup": setup, "steps": steps},
+            derived("WJ-9"),
+            flags=("RecordLimit",),
+        )
+    ]
+
+
+FAMILIES: dict[str, Family] = {"authorized-record-limit": authorized_record_limit}
 
 NOTES = [
     Flag(
@@ -93,7 +154,7 @@ def build(source: CaseTable | None = None) -> VectorFile:
         ),
         notes=NOTES,
         groups=tabled_groups(
-            source or cases.load(TOPIC),
+            source or cases.load(TOPIC, FAMILIES),
             dict.fromkeys(
                 [
                     "journal-admission",
@@ -101,6 +162,7 @@ def build(source: CaseTable | None = None) -> VectorFile:
                     "journal-terminal-equality",
                     "journal-reconciliation",
                     "journal-compensation",
+                    "journal-authorized",
                 ],
                 trace_vector,
             ),

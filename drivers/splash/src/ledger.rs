@@ -110,7 +110,8 @@ struct Prepared {
 
 /// Why a step ends: an upstream error (a step result), an inexpressible step, a bad trace.
 enum Stop {
-    Code(String),
+    /// Upstream's code and the typed fields of its variant (`details`).
+    Code(String, Map<String, Value>),
     Unsupported(String),
     Bad(BadRequest),
 }
@@ -121,21 +122,26 @@ impl From<BadRequest> for Stop {
     }
 }
 
+fn typed(code: String, error: &impl std::fmt::Debug) -> Stop {
+    let details = crate::codes::details(error, &code);
+    Stop::Code(code, details)
+}
+
 impl From<WorkflowError> for Stop {
     fn from(error: WorkflowError) -> Self {
-        Stop::Code(workflow_code(&error))
+        typed(workflow_code(&error), &error)
     }
 }
 
 impl From<WorkflowOperationLedgerError> for Stop {
     fn from(error: WorkflowOperationLedgerError) -> Self {
-        Stop::Code(ledger_code(&error))
+        typed(ledger_code(&error), &error)
     }
 }
 
 impl From<splash_protocol::ProtocolError> for Stop {
     fn from(error: splash_protocol::ProtocolError) -> Self {
-        Stop::Code(crate::codes::variant_code(&error))
+        typed(crate::codes::variant_code(&error), &error)
     }
 }
 
@@ -158,11 +164,11 @@ fn name<'a>(args: &'a Map<String, Value>, key: &str) -> Result<&'a str, Stop> {
 }
 
 fn input(args: &Map<String, Value>, key: &str) -> Result<Vec<u8>, Stop> {
-    input_of(arg(args, key)?)?.map_err(Stop::Code)
+    input_of(arg(args, key)?)?.map_err(|code| Stop::Code(code, Map::new()))
 }
 
 fn payload(value: &Value) -> Result<ToolPayload, Stop> {
-    payload_of(value)?.map_err(Stop::Code)
+    payload_of(value)?.map_err(|code| Stop::Code(code, Map::new()))
 }
 
 fn status(spec: &Value) -> Result<OperationStatus, Stop> {
@@ -290,7 +296,7 @@ impl Trace {
         }
         if let Some(Value::Object(grants)) = setup.get("grants") {
             for (name, spec) in grants {
-                let grant: CapabilityGrant = serde_json::from_value(spec.clone()).map_err(|_| Stop::Code("serialization".into()))?;
+                let grant: CapabilityGrant = serde_json::from_value(spec.clone()).map_err(|_| Stop::Code("serialization".into(), Map::new()))?;
                 self.grants.insert(name.clone(), grant);
             }
         }
@@ -557,7 +563,7 @@ impl Trace {
                 let key = self.text_arg(args, "operation_key")?;
                 let bytes = input(args, "input")?;
                 let ledger = get!(ledgers, "ledger");
-                let operation = ledger.operation(&key).ok_or_else(|| Stop::Code("unknown_operation".into()))?;
+                let operation = ledger.operation(&key).ok_or_else(|| Stop::Code("unknown_operation".into(), Map::new()))?;
                 Ok(json!(operation.matches_input(&bytes)))
             }
             "verify_input" => Err(unsupported(
@@ -623,7 +629,7 @@ impl Trace {
             )),
             "grant" => {
                 let grant: CapabilityGrant = serde_json::from_value(arg(args, "grant")?.clone())
-                    .map_err(|_| Stop::Code("serialization".into()))?;
+                    .map_err(|_| Stop::Code("serialization".into(), Map::new()))?;
                 if let Some(Value::String(as_name)) = args.get("as") {
                     self.grants.insert(as_name.clone(), grant);
                 }
@@ -990,7 +996,7 @@ pub fn trace(args: &Map<String, Value>) -> OpResult {
         Ok(()) => {}
         Err(Stop::Bad(error)) => return Err(error),
         Err(Stop::Unsupported(why)) => return Ok(Answer::unsupported(why)),
-        Err(Stop::Code(code)) => return Ok(Answer::unsupported(format!("the trace set-up is refused upstream ({code})"))),
+        Err(Stop::Code(code, _)) => return Ok(Answer::unsupported(format!("the trace set-up is refused upstream ({code})"))),
     }
     let mut outcomes = Vec::new();
     for step in steps {
@@ -999,7 +1005,7 @@ pub fn trace(args: &Map<String, Value>) -> OpResult {
         let step_args = step.get("args").and_then(Value::as_object).unwrap_or(&empty);
         match trace.step(call, step_args) {
             Ok(result) => outcomes.push(json!({"result": result})),
-            Err(Stop::Code(code)) => outcomes.push(json!({"error": code})),
+            Err(Stop::Code(code, details)) => outcomes.push(json!({"error": code, "details": details})),
             Err(Stop::Unsupported(why)) => {
                 outcomes.push(json!({"unsupported": why}));
                 return Ok(Answer::Ok(json!({"steps": outcomes, "checkpoints": {}})));

@@ -80,6 +80,7 @@ fn restrictions() -> Vec<&'static str> {
     if cfg!(feature = "host") {
         all.extend([
             "host-input-above-ledger-bound",
+            "host-side-needs-arbitrary-precision",
             "compensation-key-from-fingerprints",
             "raw-compensation-policy",
             "external-operation-needs-runtime",

@@ -40,6 +40,7 @@ def commands() -> tuple[ModuleType, ...]:
     """Every subcommand module, in ``--help`` order (imported here: they import this package)."""
     from rescind.cli import (
         check,
+        coverage,
         diagnose,
         diagram,
         fingerprint,
@@ -50,7 +51,7 @@ def commands() -> tuple[ModuleType, ...]:
         vectors,
     )
 
-    return (check, diagnose, fingerprint, vectors, prove, diagram, replay, saga, report)
+    return (check, coverage, diagnose, fingerprint, vectors, prove, diagram, replay, saga, report)
 
 
 def build_parser() -> argparse.ArgumentParser:

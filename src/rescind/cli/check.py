@@ -24,6 +24,7 @@ from rescind.conformance.explore import example_db
 from rescind.conformance.explore.sharding import Shard
 from rescind.conformance.harness import DEFAULT_TIMEOUT, InProcessDriver, SubprocessDriver
 from rescind.conformance.harness.text import visible
+from rescind.conformance.report import claim
 from rescind.conformance.report import html as report_html
 from rescind.conformance.report import run as reports
 from rescind.conformance.report.merge import plan_section, run_section
@@ -38,8 +39,9 @@ def register(subparsers: Any) -> None:
         help="run the conformance suite (default: against the built-in reference)",
         description=(
             "Runs the golden vectors, the scenario catalogue, differential exploration and the "
-            "model proofs. Exit code 0: every required check passed; 1: a failure; 2: a usage "
-            "or driver-protocol (harness) error."
+            "model proofs. Exit code 0: every required check was answered and passed; 1: a "
+            "failure; 2: a usage or driver-protocol (harness) error; 3: partial (nothing failed, "
+            "but some claimed checks were not answered)."
         ),
     )
     parser.add_argument("--impl", metavar="COMMAND", help="an implementation's driver command")
@@ -97,6 +99,23 @@ def register(subparsers: Any) -> None:
         metavar="DIR",
         help="where exploration saves minimal disagreements (default: rescind-replays)",
     )
+    parser.add_argument(
+        "--claim",
+        action="append",
+        default=[],
+        choices=[each.name for each in claim.CLASSES],
+        metavar="CLASS",
+        help="run only the checks of this conformance class (and the classes it requires) and "
+        "exit 0 only when it conforms: "
+        + ", ".join(each.name for each in claim.CLASSES)
+        + " (docs/driver-protocol.md, 'Claims')",
+    )
+    parser.add_argument(
+        "--accept-partial",
+        action="store_true",
+        help="exit 0 instead of 3 when nothing failed but some checks were not answered (the "
+        "reports still say PARTIAL)",
+    )
     parser.add_argument("--no-model", action="store_true", help="skip the model proofs")
     prove.add_cache_arguments(parser)
     scale_out.add_arguments(parser)
@@ -117,6 +136,15 @@ def _selected(checks: list[Check], prefixes: list[str]) -> list[Check]:
     return [
         c for c in checks if any(c.id.startswith(p) or c.source.startswith(p) for p in prefixes)
     ]
+
+
+def _claimed(checks: list[Check], classes: list[str]) -> list[Check]:
+    """The checks of the classes asked for with ``--claim`` (no model proofs: a claim is about
+    the implementation); every check without ``--claim``."""
+    if not classes:
+        return checks
+    capabilities = frozenset().union(*(claim.class_capabilities(name) for name in classes))
+    return [check for check in checks if check.capability in capabilities]
 
 
 def _provenance_filter(text: str | None) -> frozenset[str] | None:
@@ -159,7 +187,7 @@ def run(args: argparse.Namespace) -> int:
             example_db=scale.example_db,
             proofs=proofs,
         )
-        return _by_provenance(_selected(every, args.select), kinds)
+        return _by_provenance(_claimed(_selected(every, args.select), args.claim), kinds)
 
     checks = chosen(scale.shard)
     plan = plan_section(c.id for c in (chosen(None) if scale.shard else checks))
@@ -203,6 +231,7 @@ def run(args: argparse.Namespace) -> int:
     lost = example_db.lost(scale.example_db)
     if lost is not None:
         result = attrs.evolve(result, notes=(*result.notes, lost))
+    result = claim.held(result, args.claim, args.accept_partial)
     args.run_section = run_section(scale.seed, scale.shard, plan)
     _write_outputs(result, args)
     return result.exit_code()
@@ -235,8 +264,13 @@ def _plain(text: object) -> Text:
 
 def _print_summary(result: RunReport) -> None:
     console = Console()
+    stated = claim.claim_of(result)
+    console.print(_plain(claim.headline(stated)), soft_wrap=True)
+    for line in claim.detail_lines(stated):
+        console.print(_plain(f"  {line}"), soft_wrap=True)
     table = Table(title=_plain(f"Rescind conformance: {result.implementation} {result.version}"))
-    for column in ("source", "checks", "pass", "fail", "error", "n/a", "unsupported", "other"):
+    columns = ("source", "checks", "pass", "fail", "error", "n/a", "unsupported", "restricted")
+    for column in (*columns, "other"):
         table.add_column(column, justify="right" if column != "source" else "left")
     by_source: dict[str, dict[str, int]] = {}
     for item in result.results:
@@ -246,7 +280,7 @@ def _print_summary(result: RunReport) -> None:
         other = sum(
             v
             for k, v in row.items()
-            if k not in ("pass", "fail", "error", "not-applicable", "unsupported")
+            if k not in ("pass", "fail", "error", "not-applicable", "unsupported", "restricted")
         )
         table.add_row(
             _plain(source),
@@ -256,6 +290,7 @@ def _print_summary(result: RunReport) -> None:
             str(row.get("error", 0)),
             str(row.get("not-applicable", 0)),
             str(row.get("unsupported", 0)),
+            str(row.get("restricted", 0)),
             str(other),
         )
     console.print(table)
@@ -265,11 +300,13 @@ def _print_summary(result: RunReport) -> None:
         console.print(Text.assemble(("driver protocol failure", "red"), " ", _plain(failure)))
     for note in result.notes:
         console.print(Text.assemble(("note", "yellow"), " ", _plain(note)))
-    verdict = {0: "[green]PASS[/green]", 1: "[red]FAIL[/red]", 2: "[red]HARNESS ERROR[/red]"}
     counts = ", ".join(f"{count} {status}" for status, count in sorted(result.counts().items()))
+    colour = "green" if result.exit_code() == 0 else "red"
     console.print(
-        f"{verdict[result.exit_code()]}  {len(result.results)} checks: {counts} "
-        f"in {result.seconds:.1f} s"
+        Text.assemble(
+            (stated.verdict, colour),
+            f"  {len(result.results)} checks: {counts} in {result.seconds:.1f} s",
+        )
     )
     sys.stdout.flush()
 
@@ -325,7 +362,7 @@ def _print_failure(console: Console, item: Any, vectors: Any) -> None:
 def _provenance_table(result: RunReport) -> Table:
     table = Table(title="By provenance of the expectation")
     table.add_column("provenance")
-    for column in ("pass", "fail", "n/a", "unsupported", "other"):
+    for column in ("pass", "fail", "n/a", "unsupported", "restricted", "other"):
         table.add_column(column, justify="right")
     for label, row in reports.counts_by_provenance(result).items():
         table.add_row(
@@ -334,6 +371,7 @@ def _provenance_table(result: RunReport) -> Table:
             str(row["fail"]),
             str(row["not-applicable"]),
             str(row["unsupported"]),
+            str(row["restricted"]),
             str(row.get("other", 0)),
         )
     return table

@@ -9,15 +9,17 @@ from pathlib import Path
 from typing import Any
 
 from rescind.cli import UsageError
+from rescind.conformance.harness.text import visible
 from rescind.conformance.report import html as report_html
 from rescind.conformance.report import run as reports
+from rescind.conformance.report.claim import claim_of, headline
 from rescind.conformance.report.merge import merge
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "report",
-        help="work with conformance reports (merge shard reports)",
+        help="work with conformance reports (merge shard reports, compare implementations)",
         description="Reports written by rescind check.",
     )
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -36,9 +38,49 @@ def register(subparsers: Any) -> None:
     joined.add_argument("--markdown", type=Path, metavar="FILE", help="write a Markdown report")
     joined.add_argument("--html", type=Path, metavar="FILE", help="write an HTML report")
     joined.set_defaults(handler=run_merge)
+    compared = actions.add_parser(
+        "compare",
+        help="the claims of several implementations side by side (rescind check --json reports)",
+        description=(
+            "Reads the claim of each report and prints a matrix: the verdict, each conformance "
+            "class and each capability per implementation. Exit code 0, or 2 for a report "
+            "without a readable claim."
+        ),
+    )
+    compared.add_argument("reports", nargs="+", type=Path, metavar="REPORT.json")
+    compared.add_argument(
+        "--markdown", type=Path, metavar="FILE", help="write the matrix as Markdown"
+    )
+    compared.add_argument("--html", type=Path, metavar="FILE", help="write the matrix as HTML")
+    compared.set_defaults(handler=run_compare)
+
+
+MAX_REPORT_BYTES = 256 * 1024 * 1024
+"""A report larger than this is refused before it is parsed."""
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    from rescind.conformance.report import compare
+
+    columns = []
+    for path in args.reports:
+        try:
+            columns.append(compare.column_of(_read(path)))
+        except compare.NotAClaim as problem:
+            raise UsageError(f"{path}: {problem}") from None
+    if args.markdown:
+        args.markdown.write_text(compare.to_markdown(columns), encoding="utf-8")
+    if args.html:
+        args.html.write_text(compare.to_html(columns), encoding="utf-8")
+    print(compare.to_text(columns), end="")
+    return 0
 
 
 def _read(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        raise UsageError(f"{path} is not a file")
+    if path.stat().st_size > MAX_REPORT_BYTES:
+        raise UsageError(f"{path} is larger than {MAX_REPORT_BYTES} bytes")
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as error:
@@ -64,9 +106,6 @@ def run_merge(args: argparse.Namespace) -> int:
     if not (args.json or args.junit or args.markdown or args.html):
         print(text, end="")
     counts = ", ".join(f"{count} {status}" for status, count in sorted(result.counts().items()))
-    verdict = {0: "PASS", 1: "FAIL", 2: "HARNESS ERROR"}[result.exit_code()]
-    print(
-        f"{verdict}  {len(result.results)} checks from {len(documents)} shards: {counts}",
-        file=sys.stderr,
-    )
+    print(visible(headline(claim_of(result))), file=sys.stderr)
+    print(f"{len(result.results)} checks from {len(documents)} shards: {counts}", file=sys.stderr)
     return result.exit_code()
