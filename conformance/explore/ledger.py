@@ -20,7 +20,6 @@ from hypothesis import strategies as st
 from rescind.conformance.explore.engine import Answers, Area
 from rescind.conformance.harness.restrictions import (
     APPROVAL_CONSUMED_ON_USE,
-    EXTERNAL_OPERATION_NEEDS_RUNTIME,
     OPERATION_INPUT_CHECK_PRIVATE,
 )
 from rescind.conformance.interpreters.host_trace import TraceRun
@@ -358,7 +357,6 @@ def _run(run: TraceRun, step: Mapping[str, Any]) -> dict[str, Any] | None:
 
 LEDGER_RESTRICTIONS = frozenset(
     {
-        EXTERNAL_OPERATION_NEEDS_RUNTIME.name,
         OPERATION_INPUT_CHECK_PRIVATE.name,
         APPROVAL_CONSUMED_ON_USE.name,
     }
@@ -372,16 +370,11 @@ def _expressible(step: Step, restricted: frozenset[str], used: set[str]) -> bool
     for inner in step.get("macro", [step]):
         call_name = inner["call"]
         refused = (
-            (
-                call_name == "prepare_external_operation"
-                and EXTERNAL_OPERATION_NEEDS_RUNTIME.name in restricted
-            )
-            or (call_name == "verify_input" and OPERATION_INPUT_CHECK_PRIVATE.name in restricted)
-            or (
-                call_name == "prepare_compensation"
-                and APPROVAL_CONSUMED_ON_USE.name in restricted
-                and inner["args"]["approval"] in used
-            )
+            call_name == "verify_input" and OPERATION_INPUT_CHECK_PRIVATE.name in restricted
+        ) or (
+            call_name == "prepare_compensation"
+            and APPROVAL_CONSUMED_ON_USE.name in restricted
+            and inner["args"]["approval"] in used
         )
         if refused:
             return False

@@ -479,19 +479,6 @@ HOST_SIDE_NEEDS_ARBITRARY_PRECISION = Restriction(
         and gap.args.get("profile") == "splash-v5-f64"
     ),
 )
-COMPENSATION_KEY_FROM_FINGERPRINTS = Restriction(
-    name="compensation-key-from-fingerprints",
-    capabilities=("host-keys",),
-    level="request",
-    meaning=(
-        "a cmp- key is derived only from a plan the engine made and a policy built from a "
-        "grant (upstream Splash: WorkflowEngine::derive_compensation_key, "
-        "WorkflowCompensationPolicy::new), never from a plan fingerprint and a grant "
-        "fingerprint given as text"
-    ),
-    affected="host-keys.compensation_key",
-    covers=lambda gap: gap.op == "host-keys.compensation_key",
-)
 RAW_COMPENSATION_POLICY = Restriction(
     name="raw-compensation-policy",
     capabilities=("ledger",),
@@ -503,18 +490,6 @@ RAW_COMPENSATION_POLICY = Restriction(
     ),
     affected="ledger.trace steps `raw_policy`",
     covers=_ledger_step("raw_policy"),
-)
-EXTERNAL_OPERATION_NEEDS_RUNTIME = Restriction(
-    name="external-operation-needs-runtime",
-    capabilities=("ledger",),
-    level="step",
-    meaning=(
-        "an external operation is prepared only for a script suspended at an external tool "
-        "call (upstream Splash: WorkflowEngine::prepare_next_external_operation), which the "
-        "traces do not run"
-    ),
-    affected="ledger.trace steps `prepare_external_operation`",
-    covers=_ledger_step("prepare_external_operation"),
 )
 OPERATION_INPUT_CHECK_PRIVATE = Restriction(
     name="operation-input-check-private",
@@ -559,9 +534,7 @@ CATALOGUE: tuple[Restriction, ...] = (
     KEYRING_KEYS_PRIVATE,
     HOST_INPUT_ABOVE_LEDGER_BOUND,
     HOST_SIDE_NEEDS_ARBITRARY_PRECISION,
-    COMPENSATION_KEY_FROM_FINGERPRINTS,
     RAW_COMPENSATION_POLICY,
-    EXTERNAL_OPERATION_NEEDS_RUNTIME,
     OPERATION_INPUT_CHECK_PRIVATE,
     APPROVAL_CONSUMED_ON_USE,
 )

@@ -3,8 +3,9 @@
 //! the worker side of a trace `splash-protocol`'s `SessionAuthenticator`.
 //!
 //! What upstream's public API cannot express is answered `{"unsupported": reason}` (the step,
-//! and the trace stops) or as an unanswered member, each reason starting with the name of the
-//! restriction (conformance/harness/restrictions.py):
+//! and the trace stops) or as an unanswered member, each reason starting with its name (a
+//! restriction of conformance/harness/restrictions.py, except `external-operation-needs-runtime`,
+//! which stays unanswered: it is the only way to HL-26):
 //! (`Approval` has no accessor: what a compensation approval binds is read from its derived
 //! `Debug` form, its one public view; a member that form does not show would be unanswered.)
 //! - `approval-consumed-on-use`: `prepare_authenticated_operation_compensation` takes the

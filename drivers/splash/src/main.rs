@@ -81,9 +81,7 @@ fn restrictions() -> Vec<&'static str> {
         all.extend([
             "host-input-above-ledger-bound",
             "host-side-needs-arbitrary-precision",
-            "compensation-key-from-fingerprints",
             "raw-compensation-policy",
-            "external-operation-needs-runtime",
             "operation-input-check-private",
             "approval-consumed-on-use",
         ]);
