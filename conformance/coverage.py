@@ -29,6 +29,7 @@ from typing import Any
 import attrs
 
 from rescind.conformance.driver import handle
+from rescind.conformance.error_catalogue import compared_details
 from rescind.conformance.explore.areas import AREAS
 from rescind.conformance.vectors.checks import load_vector_files, operation_of
 from rescind.reference.errors import error_registry
@@ -89,10 +90,19 @@ def error_codes() -> set[str]:
 
 
 def _expected_codes(value: Any) -> Iterator[str]:
+    """Codes an expectation compares: every refusal's code, and the codes its normative
+    details name (an indeterminate operation's ``cause``, ER-1)."""
     if isinstance(value, Mapping):
         code = value.get("error")
         if isinstance(code, str):
             yield code
+            details = value.get("details")
+            if isinstance(details, Mapping):
+                yield from (
+                    item
+                    for item in compared_details(code, details).values()
+                    if isinstance(item, str)
+                )
         for key, item in value.items():
             if key not in ("details", "f64"):
                 yield from _expected_codes(item)

@@ -115,9 +115,20 @@ def test_broken_journal_driver_shows_each_admitted_refusal() -> None:
         i for i, step in enumerate(test["expected"]["steps"]) if step.get("error") == REFUSAL
     ]
     assert refused
-    # The driver answers an admission where the vector refuses: no error there at all.
+    # The driver answers an admission where the vector refuses: no error there at all, and
+    # none of the refusal's normative details (its operation_key, ER-1).
     assert entry["comparison"]["differences"] == [
-        {"path": f"/steps/{i}/error", "expected": REFUSAL} for i in refused
+        difference
+        for i in refused
+        for difference in (
+            {"path": f"/steps/{i}/error", "expected": REFUSAL},
+            {
+                "path": f"/steps/{i}/details",
+                "expected": {
+                    "operation_key": test["expected"]["steps"][i]["details"]["operation_key"]
+                },
+            },
+        )
     ]
     assert entry["message"].startswith(f"/steps/{refused[0]}/error")
 
@@ -241,7 +252,10 @@ def test_markdown_lists_the_differing_paths() -> None:
     ]
     lines = report.to_markdown(run).splitlines()
     (row,) = (line for line in lines if JOURNAL in line and line.startswith("|"))
-    assert row.rstrip(" |").endswith(", ".join(f"`/steps/{i}/error`" for i in refused))
+    paths = [f"`/steps/{i}/{member}`" for i in refused for member in ("error", "details")]
+    shown = row.rstrip(" |")
+    assert shown.endswith(", ".join(paths[: report.MARKDOWN_PATHS])) or shown.endswith("more")
+    assert paths[0] in shown
 
 
 def _shard(run: RunReport, index: int, ids: list[str]) -> dict[str, Any]:

@@ -45,7 +45,7 @@ def test_counts_by_provenance_tally_each_status_under_its_kind() -> None:
     assert counts["model"] == {**none, "pass": 1}
     markdown = reports.to_markdown(report)
     assert "| derived | 1 | 1 | 0 | 1 | 1 | 0 |" in markdown
-    assert "| upstream-observed | 0 | 0 | 1 | 0 | 1 |" in markdown
+    assert "| upstream-observed | 0 | 0 | 1 | 0 | 0 | 1 |" in markdown
     assert reports.to_json(report)["checks"][4]["provenance"] == "model"
 
 

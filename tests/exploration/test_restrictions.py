@@ -119,13 +119,15 @@ def _options(tmp_path: Path, examples: int) -> SourceOptions:
 def test_the_exploration_check_reports_inexpressible_traces(tmp_path: Path) -> None:
     check = _check(JOURNAL_AREA, 40, _options(tmp_path, 40))
     outcome = check.run(InProcessDriver(_undeclared))
-    assert outcome.status == "pass", outcome
-    counts = re.match(r"(\d+) traces, (\d+) inexpressible \(discarded\), ", outcome.message)
+    # most traces discarded: the area did not earn its pass (90% must be compared to the end)
+    assert outcome.status == "unsupported", outcome
+    counts = re.search(r"(\d+) traces, (\d+) inexpressible \(discarded\), ", outcome.message)
     assert counts is not None, outcome.message
     compared, discarded = int(counts[1]), int(counts[2])
     assert compared + discarded == 40 and discarded > 0 and compared > 0
+    assert outcome.message.startswith(f"only {compared} of 40 traces compared to their end ")
 
     everywhere = check.run(InProcessDriver(unsupported_everywhere))
     assert everywhere.status == "unsupported"
-    assert everywhere.message.startswith("0 traces, 40 inexpressible")
+    assert "0 traces, 40 inexpressible" in everywhere.message
     assert check.run(InProcessDriver(restricted)).message.startswith("40 traces, ")

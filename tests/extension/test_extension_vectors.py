@@ -95,12 +95,13 @@ def test_a_plain_driver_that_reconciles_anyway_fails() -> None:
 
 def test_a_plain_driver_without_the_operation_is_unsupported_never_passed() -> None:
     """Answering ``unsupported`` is the driver saying it cannot express the request: the two
-    plain-profile checks are reported so (never a pass), and no other check changes."""
+    plain-profile checks are reported so (never a pass), no other check changes, and the
+    claim is partial (exit 3): no restriction names the operation."""
     report = run_checks(_checks(), lambda: InProcessDriver(_without_the_operation))
     by_status = {r.check.id: r.outcome.status for r in report.results}
     assert {i for i, status in by_status.items() if status == "unsupported"} == PLAIN
     assert not {i for i, status in by_status.items() if status == "fail"}
-    assert report.exit_code() == 0
+    assert report.exit_code() == 3
 
 
 def test_the_gate_vector_expects_the_refusal_under_splash_v5() -> None:

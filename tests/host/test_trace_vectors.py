@@ -54,6 +54,17 @@ EXPECTED_ERRORS: dict[str, list[str]] = {
         "duplicate_operation_key",
     ],
     "ledger.trace.reconcile-transitions": ["invalid_state_transition"] * 2,
+    # HL-11: a step the plan lacks; with another plan fingerprint too, the plan comes first.
+    "ledger.trace.plan-bound-validation-order": ["unknown_step", "plan_mismatch"],
+    # HL-10: running -> cancelled advances, cancelled again is a no-op: nothing refused.
+    "ledger.trace.reconcile-running-then-cancelled": [],
+    # HL-20: a reconciliation answered with another kind is refused once, then applies.
+    "ledger.trace.reconcile-wrong-kind-frame": ["unexpected_reconciliation_message"],
+    # HL-29: another input, then oversize input (size is checked before the fingerprint).
+    "ledger.trace.compensation-input-check": [
+        "compensation_input_fingerprint_mismatch",
+        "host_input_too_large",
+    ],
     "ledger.trace.reconcile-frame-attacks": ["invalid_authentication_tag"] * 4
     + ["unexpected_sequence"],
     "ledger.trace.record-refusals": [

@@ -363,6 +363,22 @@ EDGE = [
         setup={"limits": {"per_tool": 2, "per_session": 1}},
     ),
     _case(
+        "session.limits.zero-per-tool",
+        "WS-14",
+        "a per-tool reconciliation limit of 0 is refused when the session opens (checked before the session limit)",
+        [],
+        setup={"limits": {"per_tool": 0, "per_session": 0}},
+        open_error="zero_per_tool_reconciliation_limit",
+    ),
+    _case(
+        "session.limits.zero-per-session",
+        "WS-14",
+        "a session reconciliation limit of 0 is refused when the session opens",
+        [],
+        setup={"limits": {"per_tool": 1, "per_session": 0}},
+        open_error="zero_session_reconciliation_limit",
+    ),
+    _case(
         "session.edge-49.unknown-key-spends-no-budget",
         "WS-13",
         "edge case 49: reconciling an unknown key is refused before the budget and the adapter; the one allowed reconciliation is still there",

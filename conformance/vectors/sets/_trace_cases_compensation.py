@@ -92,6 +92,12 @@ CASES: list[Case] = [
         *_calls(),
         call("events", engine="engine"),
     ])),
+    ("ledger.trace.compensation-input-check", "HL-29", (), "The compensation's input check: its own input passes, another input is compensation_input_fingerprint_mismatch, and input of 262,145 bytes is host_input_too_large before any fingerprint comparison.", _trace([
+        *compensated(),
+        call("verify_input", ledger="ledger", operation_key="$op", compensation=True, input=UNDO),
+        call("verify_input", ledger="ledger", operation_key="$op", compensation=True, input=UNDO_DRIFT),
+        call("verify_input", ledger="ledger", operation_key="$op", compensation=True, input={"repeat": "a", "count": 262_145}),
+    ])),
     ("ledger.trace.reload-compensated-running", "HL-3", (), "A persisted ledger whose compensated operation was edited to running does not decode (edge 19).", _trace([
         *compensated(),
         call("load_ledger", edits=[{"path": ["operations", 0, "state"], "value": "running"}], **{"from": "ledger", "as": "edited"}),
