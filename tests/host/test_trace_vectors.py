@@ -61,6 +61,7 @@ EXPECTED_ERRORS: dict[str, list[str]] = {
     # HL-20: a reconciliation answered with another kind is refused once, then applies.
     "ledger.trace.reconcile-wrong-kind-frame": ["unexpected_reconciliation_message"],
     # HL-29: another input, then oversize input (size is checked before the fingerprint).
+    "ledger.trace.matches-input": [],
     "ledger.trace.compensation-input-check": [
         "compensation_input_fingerprint_mismatch",
         "host_input_too_large",
