@@ -24,6 +24,7 @@ from rescind.reference.manifest import PROTOCOL_VERSION
 from rescind.reference.numbers import NumberMode
 from rescind.reference.payload import ToolPayload
 from rescind.reference.protocol_errors import (
+    CancellationIdMatchesRequest,
     InvalidOperationFailure,
     OperationFailureTooLarge,
     OutputTooLarge,
@@ -308,6 +309,55 @@ class OperationDispatchRequest(_Message):
         """Header tokens and version, then the payload against its own format."""
         self.validate_header()
         self.payload.validate()
+
+
+@attrs.frozen(kw_only=True)
+class WorkerCancellationRequest(_Message):
+    """``cancel`` body (upstream ``WorkerCancellationRequest``, WM-9): every member required,
+    unknown members refused; the cancellation id names this exchange and may not be the id
+    of the request it cancels."""
+
+    protocol_version: int = _version_field()
+    session_id: str = _text_field()
+    cancellation_id: str = _text_field()
+    request_id: str = _text_field()
+    tool: str = _text_field()
+
+    spec = (
+        HEADER[0],
+        HEADER[1],
+        _text("cancellation_id", _token("cancellation id")),
+        HEADER[2],
+        HEADER[3],
+    )
+    correlation = spec
+    deny_unknown = True
+    what = "cancellation request"
+
+    def validate(self) -> None:
+        self.validate_header()
+        if self.cancellation_id == self.request_id:
+            raise CancellationIdMatchesRequest()
+
+
+@attrs.frozen(kw_only=True)
+class ToolResult(_Message):
+    """``result`` body (upstream ``ToolResult``, WM-9): header and a required payload;
+    unknown members are ignored and not re-encoded. Only the header is validated, as
+    upstream's ``validate_header`` does."""
+
+    protocol_version: int = _version_field()
+    session_id: str = _text_field()
+    request_id: str = _text_field()
+    payload: ToolPayload = attrs.field(validator=_check_payload)
+
+    spec = (HEADER[0], HEADER[1], HEADER[2], PAYLOAD)
+    correlation = (HEADER[0], HEADER[1], HEADER[2])
+    deny_unknown = False
+    what = "tool result"
+
+    def validate(self) -> None:
+        self.validate_header()
 
 
 @attrs.frozen(kw_only=True)

@@ -54,6 +54,13 @@ class AttenuationExpandsResources(ProtocolError):
     upstream = "AttenuationExpandsResources"
 
 
+class CancellationIdMatchesRequest(ProtocolError):
+    """A cancel request whose cancellation id equals the request id it cancels (WM-9)."""
+
+    code = "cancellation_id_matches_request"
+    upstream = "CancellationIdMatchesRequest"
+
+
 class UnknownSession(ProtocolError):
     code = "unknown_session"
     upstream = "UnknownSession"

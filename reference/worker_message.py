@@ -6,11 +6,12 @@ internally tagged rules: the tag may appear anywhere, a repeated tag or body key
 and unknown keys beside them are ignored.
 
 Modelled bodies: the manifest of ``open_session``, every operation, compensation and
-reconciliation struct, and ``close_session``'s two fields. The bodies of ``invoke``,
-``result``, ``cancel`` and ``cancellation_result`` are kept *opaque* (``OpaqueBody``): Rescind
-does not model ordinary invocations, so only their ``protocol_version`` and ``session_id`` are
-read and checked, and they are re-encoded in the member order they arrived in (upstream's
-struct order for any conforming sender). See docs/spec/messages.md WM-9.
+reconciliation struct, ``close_session``'s two fields, and the typed bodies upstream decodes
+for ``cancel`` (``WorkerCancellationRequest``) and ``result`` (``ToolResult``). The bodies of
+``invoke`` and ``cancellation_result`` are kept *opaque* (``OpaqueBody``): Rescind does not
+model ordinary invocations, so only their ``protocol_version`` and ``session_id`` are read and
+checked, and they are re-encoded in the member order they arrived in (upstream's struct order
+for any conforming sender). See docs/spec/messages.md WM-9.
 
 Two more kinds, ``reconcile_compensation`` and ``reconciled_compensation``, belong to Rescind's
 extension (docs/spec/compensation-reconcile.md CR-1), not to upstream. Every decoder and
@@ -37,6 +38,8 @@ from rescind.reference.messages import (
     OperationDispatchRequest,
     OperationReconcileRequest,
     OperationReconcileResult,
+    ToolResult,
+    WorkerCancellationRequest,
     check_version,
 )
 from rescind.reference.numbers import NumberMode
@@ -147,7 +150,7 @@ class Invoke(_OneBody):
 class ToolResultMessage(_OneBody):
     kind: ClassVar[str] = "result"
     body_key: ClassVar[str] = "result"
-    result: OpaqueBody
+    result: ToolResult
 
 
 @attrs.frozen
@@ -196,7 +199,7 @@ class ReconciledOperation(_OneBody):
 class Cancel(_OneBody):
     kind: ClassVar[str] = "cancel"
     body_key: ClassVar[str] = "request"
-    request: OpaqueBody
+    request: WorkerCancellationRequest
 
 
 @attrs.frozen
@@ -355,13 +358,13 @@ def _decode_body(kind: str, body: Node, mode: NumberMode) -> WorkerMessage:
         return ReconcileCompensation(OperationCompensationRequest.from_node(body, mode))
     if kind == "reconciled_compensation":
         return ReconciledCompensation(OperationCompensationResult.from_node(body, mode))
+    if kind == "result":
+        return ToolResultMessage(ToolResult.from_node(body, mode))
+    if kind == "cancel":
+        return Cancel(WorkerCancellationRequest.from_node(body, mode))
     opaque = OpaqueBody.from_node(body, mode)
     if kind == "invoke":
         return Invoke(opaque)
-    if kind == "result":
-        return ToolResultMessage(opaque)
-    if kind == "cancel":
-        return Cancel(opaque)
     return CancellationResult(opaque)
 
 

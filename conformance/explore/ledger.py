@@ -14,9 +14,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import attrs
 from hypothesis import strategies as st
 
 from rescind.conformance.explore.engine import Answers, Area
+from rescind.conformance.harness.restrictions import (
+    APPROVAL_CONSUMED_ON_USE,
+    OPERATION_INPUT_CHECK_PRIVATE,
+)
 from rescind.conformance.interpreters.host_trace import TraceRun
 from rescind.conformance.vectors.sets._trace_dsl import (
     CANCELLED,
@@ -350,25 +355,73 @@ def _run(run: TraceRun, step: Mapping[str, Any]) -> dict[str, Any] | None:
         return None
 
 
-@st.composite
-def ledger_traces(draw: st.DrawFn) -> dict[str, Any]:
-    run = TraceRun()
-    run.setup(SETUP)
-    outcomes = [_run(run, step) for step in PREFIX]
-    chosen: list[Step] = []
-    for _ in range(draw(st.integers(12, 40))):
-        index = draw(st.integers(0, len(GROUPS) * _SLOTS - 1))
-        options = GROUPS[index // _SLOTS](run) or _harmless(run)
-        picked = options[(index % _SLOTS) % len(options)]
-        for step in picked.get("macro", [picked]):
-            outcome = _run(run, step)
-            if outcome is None:
-                return _finished(run, chosen, outcomes)
-            chosen.append(step)
-            outcomes.append(outcome)
-            if "error" in outcome and step["call"] not in _MAY_REPEAT:
-                break  # an exchange ends where a step is refused, as a host's would
-    return _finished(run, chosen, outcomes)
+LEDGER_RESTRICTIONS = frozenset(
+    {
+        OPERATION_INPUT_CHECK_PRIVATE.name,
+        APPROVAL_CONSUMED_ON_USE.name,
+    }
+)
+"""The declared restrictions (conformance/harness/restrictions.py) this generator honours."""
+
+
+def _expressible(step: Step, restricted: frozenset[str], used: set[str]) -> bool:
+    """Whether a driver declaring ``restricted`` can run ``step`` (every step of a macro),
+    given the approvals an earlier ``prepare_compensation`` already consumed (``used``)."""
+    for inner in step.get("macro", [step]):
+        call_name = inner["call"]
+        refused = (
+            call_name == "verify_input" and OPERATION_INPUT_CHECK_PRIVATE.name in restricted
+        ) or (
+            call_name == "prepare_compensation"
+            and APPROVAL_CONSUMED_ON_USE.name in restricted
+            and inner["args"]["approval"] in used
+        )
+        if refused:
+            return False
+    return True
+
+
+def _track_approvals(step: Step, outcome: Mapping[str, Any], used: set[str]) -> None:
+    """A prepare consumes its approval whatever its outcome; an approval that succeeds binds
+    a fresh one to its name."""
+    args = step["args"]
+    if step["call"] == "prepare_compensation":
+        used.add(str(args["approval"]))
+    elif step["call"] in ("approve_compensation", "approve_plan") and "result" in outcome:
+        used.discard(str(args.get("as", "")))
+
+
+def ledger_traces(restricted: frozenset[str] = frozenset()) -> st.SearchStrategy[dict[str, Any]]:
+    """Closed-loop ledger traces; with ``restricted`` (declared restriction names), only steps
+    a driver declaring them can express are drawn."""
+
+    @st.composite
+    def draw_trace(draw: st.DrawFn) -> dict[str, Any]:
+        run = TraceRun()
+        run.setup(SETUP)
+        outcomes = [_run(run, step) for step in PREFIX]
+        chosen: list[Step] = []
+        used: set[str] = set()
+        for _ in range(draw(st.integers(12, 40))):
+            index = draw(st.integers(0, len(GROUPS) * _SLOTS - 1))
+            options = [
+                step
+                for step in GROUPS[index // _SLOTS](run)
+                if _expressible(step, restricted, used)
+            ] or _harmless(run)
+            picked = options[(index % _SLOTS) % len(options)]
+            for step in picked.get("macro", [picked]):
+                outcome = _run(run, step)
+                if outcome is None:
+                    return _finished(run, chosen, outcomes)
+                chosen.append(step)
+                outcomes.append(outcome)
+                _track_approvals(step, outcome, used)
+                if "error" in outcome and step["call"] not in _MAY_REPEAT:
+                    break  # an exchange ends where a step is refused, as a host's would
+        return _finished(run, chosen, outcomes)
+
+    return draw_trace()
 
 
 def _finished(run: TraceRun, chosen: list[Step], outcomes: list[Any]) -> dict[str, Any]:
@@ -376,6 +429,15 @@ def _finished(run: TraceRun, chosen: list[Step], outcomes: list[Any]) -> dict[st
     trace = {"setup": SETUP, "steps": [*PREFIX, *chosen]}
     ANSWERS.remember(trace, {"steps": outcomes, "checkpoints": run.checkpoints})
     return trace
+
+
+def _under(area: Area, declared: frozenset[str]) -> Area:
+    restricted = declared & LEDGER_RESTRICTIONS
+    if not restricted:
+        return area
+    return attrs.evolve(
+        area, traces=ledger_traces(restricted), variant="+".join(sorted(restricted))
+    )
 
 
 LEDGER_AREA = Area(
@@ -387,4 +449,5 @@ LEDGER_AREA = Area(
     "approvals, authenticated frames, applies) agree with the reference",
     traces=ledger_traces(),
     answers=ANSWERS,
+    variants=_under,
 )

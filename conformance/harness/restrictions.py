@@ -387,6 +387,138 @@ KEYRING_KEYS_PRIVATE = Restriction(
     covers=_member_named(frozenset({"storage.trace"}), frozenset({"key_ids"})),
 )
 
+HOST_INPUT_BOUND = 262_144
+"""Bytes of canonical input an operation ledger records (upstream Splash:
+MAX_WORKFLOW_OPERATION_INPUT_BYTES); the host input fingerprint is public only through it."""
+LEDGER_TRACE = frozenset({"ledger.trace"})
+
+
+def _byte_string_size(value: Any) -> int | None:
+    """The size of a byte-string argument (a string, ``{"hex"}`` or ``{"repeat", "count"}``),
+    or ``None`` for a payload spec or another shape."""
+    if isinstance(value, str):
+        return len(value.encode("utf-8", "surrogatepass"))
+    if isinstance(value, Mapping):
+        if isinstance(value.get("hex"), str):
+            return len(value["hex"]) // 2
+        repeat, count = value.get("repeat"), value.get("count")
+        if isinstance(repeat, str) and isinstance(count, int):
+            return len(repeat.encode("utf-8", "surrogatepass")) * count
+    return None
+
+
+def _host_input_above_bound(gap: Gap) -> bool:
+    if gap.op == "host-keys.host_input_fingerprint":
+        size = _byte_string_size(gap.args.get("input"))
+        return size is not None and size > HOST_INPUT_BOUND
+    return False
+
+
+def _ledger_step(*calls: str) -> Callable[[Gap], bool]:
+    names = frozenset(calls)
+
+    def covers(gap: Gap) -> bool:
+        assert gap.step is not None
+        return gap.op in LEDGER_TRACE and step_call(gap.step) in names
+
+    return covers
+
+
+def _consumed_approval(gap: Gap) -> bool:
+    """A prepare_compensation step naming an approval that an earlier prepare_compensation of
+    the same trace named, with no successful-looking re-approval bound to that name between
+    them (decided from the trace's steps: an approve step with ``as`` rebinds the name)."""
+    assert gap.step is not None
+    if gap.op not in LEDGER_TRACE or step_call(gap.step) != "prepare_compensation":
+        return False
+    approval = _step_args(gap.step).get("approval")
+    steps = gap.args.get("steps", [])
+    consumed = False
+    for step in steps if isinstance(steps, list) else []:
+        if step is gap.step:
+            return consumed
+        if not isinstance(step, Mapping):
+            continue
+        args = _step_args(step)
+        if step_call(step) == "prepare_compensation" and args.get("approval") == approval:
+            consumed = True
+        elif (
+            step_call(step) in ("approve_compensation", "approve_plan")
+            and args.get("as") == approval
+        ):
+            consumed = False
+    return consumed
+
+
+HOST_INPUT_ABOVE_LEDGER_BOUND = Restriction(
+    name="host-input-above-ledger-bound",
+    capabilities=("host-keys",),
+    level="request",
+    meaning=(
+        "the host input fingerprint is public only through an operation ledger that records "
+        "the bytes (upstream Splash: WorkflowOperationLedger::record, then "
+        "WorkflowOperation::input_fingerprint), which refuses more than 262,144 bytes"
+    ),
+    affected="host-keys.host_input_fingerprint of a byte string above 262,144 bytes",
+    covers=_host_input_above_bound,
+)
+HOST_SIDE_NEEDS_ARBITRARY_PRECISION = Restriction(
+    name="host-side-needs-arbitrary-precision",
+    capabilities=("canonical",),
+    level="member",
+    meaning=(
+        "the host side exists only in the arbitrary_precision number mode (upstream Splash: "
+        "splash-schema, a dependency of splash-workflow, enables serde_json's "
+        "arbitrary_precision for every crate of the build), so an f64 build has no host input "
+        "fingerprint"
+    ),
+    affected="member `hostInputFingerprint` of canonical.input in profile splash-v5-f64",
+    covers=lambda gap: (
+        gap.op == "canonical.input"
+        and gap.pointer == "/hostInputFingerprint"
+        and gap.args.get("profile") == "splash-v5-f64"
+    ),
+)
+RAW_COMPENSATION_POLICY = Restriction(
+    name="raw-compensation-policy",
+    capabilities=("ledger",),
+    level="step",
+    meaning=(
+        "a compensation policy is built only from a grant (upstream Splash: "
+        "WorkflowCompensationPolicy::new; its fields are private), so a policy whose tool, "
+        "tenant scope or grant fingerprint is given as text cannot be built"
+    ),
+    affected="ledger.trace steps `raw_policy`",
+    covers=_ledger_step("raw_policy"),
+)
+OPERATION_INPUT_CHECK_PRIVATE = Restriction(
+    name="operation-input-check-private",
+    capabilities=("ledger",),
+    level="step",
+    meaning=(
+        "whether input matches an operation is public (upstream Splash: "
+        "WorkflowOperation::matches_input), the checking variant that reports why is not "
+        "(verify_input is private)"
+    ),
+    affected="ledger.trace steps `verify_input`",
+    covers=_ledger_step("verify_input"),
+)
+APPROVAL_CONSUMED_ON_USE = Restriction(
+    name="approval-consumed-on-use",
+    capabilities=("ledger",),
+    level="step",
+    meaning=(
+        "an approval given to the compensation preparer is moved into it and gone, whatever "
+        "the outcome (upstream Splash: WorkflowEngine::prepare_authenticated_operation_"
+        "compensation takes Approval by value), so it cannot be presented again"
+    ),
+    affected=(
+        "ledger.trace steps `prepare_compensation` naming an `approval` that an earlier "
+        "`prepare_compensation` step named, with no approve step binding that name between them"
+    ),
+    covers=_consumed_approval,
+)
+
 CATALOGUE: tuple[Restriction, ...] = (
     AUTHORIZED_BY_AUTHORIZER,
     RESULT_CHECK_NEEDS_ISSUING_AUTHORIZER,
@@ -400,6 +532,11 @@ CATALOGUE: tuple[Restriction, ...] = (
     *U64_ARGUMENTS,
     NO_BACKEND_STATE_INJECTION,
     KEYRING_KEYS_PRIVATE,
+    HOST_INPUT_ABOVE_LEDGER_BOUND,
+    HOST_SIDE_NEEDS_ARBITRARY_PRECISION,
+    RAW_COMPENSATION_POLICY,
+    OPERATION_INPUT_CHECK_PRIVATE,
+    APPROVAL_CONSUMED_ON_USE,
 )
 """Every restriction a driver may declare (a name may stand for one shape at two levels); the
 driver protocol schema lists the same names."""

@@ -87,6 +87,17 @@ class TraceRun(FrameCalls):
             except RescindError as error:
                 self.checkpoints[f"final.{name}"] = {"error": error.code}
 
+    # -- plans ---------------------------------------------------------------------------
+
+    def do_plan(self, args: Mapping[str, Json]) -> Json:
+        """``steps``: ``[[id, source], ...]`` (a source may be a byte string spec); the plan
+        is named ``as``; the result is its fingerprint."""
+        engine = self.get(args["engine"], WorkflowEngine)
+        steps = [(str(step[0]), bytes_arg(step[1]).decode("utf-8")) for step in args["steps"]]
+        plan = engine.plan(steps)
+        self.bind(args, plan)
+        return plan.fingerprint
+
     # -- ledgers -------------------------------------------------------------------------
 
     def do_operation_ledger(self, args: Mapping[str, Json]) -> Json:

@@ -87,6 +87,84 @@ USES_AS_WRITTEN: tuple[str, ...] = (
 expectation changed with SG-91."""
 
 RETIRED: tuple[Retirement, ...] = (
+    *(
+        Retirement(
+            test_id,
+            f"{test_id}.planned-events",
+            "its expected event list started at operation_ledger_created; upstream's"
+            " WorkflowEngine::plan records planned {plan_id, step_count} and every plan approve*"
+            " records approved {plan_id} (record_event), and the reference now does too (HL-25,"
+            " issue 35)",
+        )
+        for test_id in (
+            "ledger.trace.compensation-happy-path",
+            "ledger.trace.compensation-transitions",
+            "ledger.trace.events",
+            "recovery.cr-10.reply-of-another-kind",
+            "recovery.edge-48.fenced-ledger-recovery",
+            "recovery.row-02.intent-persisted-before-approval",
+            "recovery.row-03.pending-intent-after-crash",
+            "recovery.row-04.compensation-succeeded",
+            "recovery.row-12.lost-worker-response",
+            "recovery.row-15.terminal-is-not-resume",
+            "splash.workflow.compensation-is-host-approved-bound-and-applied-once",
+            "splash.workflow.operation-ledger-persists-metadata-without-raw-input-or-source",
+            "splash.workflow.operation-ledger-reconciles-bound-observations-without-retaining-output",
+        )
+    ),
+    *(
+        Retirement(
+            test_id,
+            f"{test_id}.r2",
+            "sent a cancel body without tool (and with cancellation_id equal to request_id) to"
+            " show that cancel is no session request; upstream's typed WorkerCancellationRequest"
+            " refuses that body before the session sees it (WM-9, F13): the case sends a"
+            " complete cancel request",
+        )
+        for test_id in (
+            "session.probe-1.adapter-failed-then-reconcile",
+            "session.edge-53.unexpected-messages",
+        )
+    ),
+    Retirement(
+        "message.cancel-opaque",
+        "message.cancel-typed",
+        "carried a cancel body without tool opaquely; upstream decodes WorkerCancellationRequest"
+        " (cancellation_id and tool required, unknown members refused) and Rescind follows it"
+        " (WM-9, F13); the incomplete body is message.cancel-missing-tool",
+    ),
+    Retirement(
+        "message.result-kind",
+        "message.result-typed",
+        "carried a result body without payload opaquely; upstream decodes ToolResult (payload"
+        " required) and Rescind follows it (WM-9, F13); the incomplete body is"
+        " message.result-missing-payload",
+    ),
+    Retirement(
+        "trace.wrong-kind-consumes-sequence",
+        "trace.wrong-kind-consumes-sequence.typed",
+        "its first frame carried an incomplete cancel body that upstream refuses to decode"
+        " (WM-9, F13); the same sequence rule over a complete cancel request",
+    ),
+    Retirement(
+        "trace.open-opaque-bad-session-token",
+        "trace.open-typed-bad-session-token",
+        "its frame carried an incomplete cancel body that upstream refuses to decode before the"
+        " session check (WM-9, F13); the same token check over a complete cancel request",
+    ),
+    Retirement(
+        "tag.key.all-zero",
+        "tag.key.all-zero-accepted",
+        "expected weak_storage_key; upstream's StorageKey::from_bytes accepts an all-zero key and"
+        " seals with it: the vector now shows upstream's answer and is acceptable (ST-4, F14)",
+    ),
+    Retirement(
+        "trace.keyring-errors",
+        "trace.keyring-errors.r2",
+        "its last step expected weak_storage_key for an all-zero read key, which upstream's"
+        " StorageKeyring::add_read_key adds; that step is its own acceptable vector"
+        " trace.keyring-all-zero-read-key (ST-4, F14)",
+    ),
     Retirement(
         "authorizer.result-check-order",
         "authorizer.operation-result-check-order",

@@ -30,9 +30,11 @@ from rescind.reference.host.errors import (
     UnknownStep,
 )
 from rescind.reference.host.events import (
+    Approved,
     CompensationRecorded,
     OperationLedgerCreated,
     OperationRecorded,
+    Planned,
     WorkflowEvent,
 )
 from rescind.reference.host.ledger import WorkflowOperationLedger, require_compensable
@@ -82,6 +84,7 @@ class EngineCore:
         fingerprint = plan_fingerprint(ordered)  # validates before an id is spent
         plan = WorkflowPlan(self.engine_id, self._plan_ids.take(), ordered, fingerprint)
         self._plans[plan.plan_id] = plan
+        self.emit(Planned(plan_id=plan.plan_id, step_count=len(ordered)))
         return plan
 
     def owns(self, plan: WorkflowPlan) -> bool:
@@ -95,12 +98,14 @@ class EngineCore:
         """A general (non-compensation) approval for a plan of this engine. The compensation
         preparer refuses it; it exists so that wrong-kind approvals can be exercised."""
         self.require_owned(plan)
-        return issue_approval(
+        approval = issue_approval(
             engine_id=self.engine_id,
             plan_id=plan.plan_id,
             nonce=self.next_approval_nonce(),
             kind=ApprovalKind.PLAN,
         )
+        self.emit(Approved(plan_id=plan.plan_id))
+        return approval
 
     def next_approval_nonce(self) -> int:
         nonce = self._approval_nonces.take()

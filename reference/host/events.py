@@ -1,7 +1,10 @@
 """Engine telemetry events (HL-25): in memory, informative, never authority.
 
-The engine appends one event per *successful* engine call of the kinds below; a failed call
-appends nothing, and ledger methods called directly (not through the engine) append nothing.
+The engine appends one event per *successful* engine call of the kinds below, where upstream's
+``WorkflowEngine`` calls ``record_event``: ``plan`` (``planned``), a plan approval
+(``approved``), a ledger's creation, every record, approval of a compensation and
+observation; a failed call appends nothing, and ledger methods called directly (not through
+the engine) append nothing.
 Events never change the revision and are never persisted with the ledger. An observation
 event is emitted even when the observation was idempotent.
 """
@@ -26,6 +29,24 @@ class _Event:
             value = getattr(self, field.name)
             body[field.name] = value.value if isinstance(value, Phase) else value
         return body
+
+
+@attrs.frozen
+class Planned(_Event):
+    """``WorkflowEngine::plan`` (upstream ``WorkflowEvent::Planned``)."""
+
+    plan_id: int
+    step_count: int
+    type = "planned"
+
+
+@attrs.frozen
+class Approved(_Event):
+    """A plan approval (upstream ``WorkflowEvent::Approved``, recorded by every ``approve*``
+    of a plan; a compensation approval records ``compensation_approved`` instead)."""
+
+    plan_id: int
+    type = "approved"
 
 
 @attrs.frozen
@@ -77,7 +98,9 @@ class CompensationObserved(_Event):
 
 
 WorkflowEvent = (
-    OperationLedgerCreated
+    Planned
+    | Approved
+    | OperationLedgerCreated
     | OperationRecorded
     | OperationObserved
     | CompensationRecorded

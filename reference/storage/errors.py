@@ -59,12 +59,6 @@ class InvalidStorageKeyLength(StorageError):
     code = "invalid_storage_key_length"
 
 
-class WeakStorageKey(StorageError):
-    """Rescind hardening: upstream accepts an all-zero storage key."""
-
-    code = "weak_storage_key"
-
-
 # --- sizes, envelope and authentication ------------------------------------------------------
 
 

@@ -17,7 +17,6 @@ from rescind.reference.storage.errors import (
     InvalidRecordNamespace,
     InvalidRevision,
     InvalidStorageKeyLength,
-    WeakStorageKey,
 )
 from rescind.reference.tokens import is_token
 
@@ -76,8 +75,9 @@ def _check_key_bytes(_: object, __: object, value: bytes) -> None:
     if not isinstance(value, bytes) or len(value) != STORAGE_KEY_BYTES:
         actual = len(value) if isinstance(value, bytes | bytearray) else -1
         raise InvalidStorageKeyLength(actual=actual, expected=STORAGE_KEY_BYTES)
-    if value == bytes(STORAGE_KEY_BYTES):
-        raise WeakStorageKey()
+    # An all-zero key is accepted, as upstream's StorageKey::from_bytes accepts it (ST-4,
+    # docs/findings.md F14): refusing it (`weak_storage_key`) is a hardening an implementation
+    # may add, so the vectors that use one are `acceptable`.
 
 
 @attrs.frozen

@@ -21,7 +21,7 @@ from rescind.conformance.explore.engine import (
     replay,
     save_replay,
 )
-from rescind.conformance.explore.ledger import LEDGER_AREA
+from rescind.conformance.explore.ledger import LEDGER_AREA, LEDGER_RESTRICTIONS
 from rescind.conformance.explore.session import SESSION_WORKER_AREA
 from rescind.conformance.harness import InProcessDriver
 from rescind.conformance.ops import registry as operations
@@ -122,3 +122,20 @@ def test_generated_traces_are_json(trace: dict[str, Any]) -> None:
     import json
 
     assert json.loads(json.dumps(trace)) == trace
+
+
+@settings(max_examples=30, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+@given(LEDGER_AREA.under(LEDGER_RESTRICTIONS).traces)
+def test_restricted_ledger_traces_draw_only_expressible_steps(trace: dict[str, Any]) -> None:
+    """A driver declaring the ledger restrictions (the Splash driver) is given no verify_input
+    and no approval an earlier prepare already consumed."""
+    outcomes = LEDGER_AREA.under(LEDGER_RESTRICTIONS).expected(trace)["steps"]
+    consumed: set[str] = set()
+    for step, outcome in zip(trace["steps"], outcomes, strict=True):
+        assert step["call"] != "verify_input"
+        args = step["args"]
+        if step["call"] == "prepare_compensation":
+            assert args["approval"] not in consumed
+            consumed.add(args["approval"])
+        elif step["call"] in ("approve_compensation", "approve_plan") and "result" in outcome:
+            consumed.discard(args.get("as", ""))

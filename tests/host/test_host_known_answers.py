@@ -141,7 +141,7 @@ def test_generated_traces_carry_the_known_answers() -> None:
         traces["ledger.trace.frame-auth-known-answer"].expected["steps"][1]["result"]
     )
     assert frame["auth_tag"] == FRAME_TAG
-    happy = traces["ledger.trace.compensation-happy-path"].expected
+    happy = traces["ledger.trace.compensation-happy-path.planned-events"].expected
     texts = json.dumps(happy)
     for value in (OP_KEY, CMP_KEY, GRANT_FP, INPUT_FP, UNDO_FP, PLAN_FP):
         assert value in texts

@@ -61,6 +61,7 @@ EXPECTED_ERRORS: dict[str, list[str]] = {
     # HL-20: a reconciliation answered with another kind is refused once, then applies.
     "ledger.trace.reconcile-wrong-kind-frame": ["unexpected_reconciliation_message"],
     # HL-29: another input, then oversize input (size is checked before the fingerprint).
+    "ledger.trace.matches-input": [],
     "ledger.trace.compensation-input-check": [
         "compensation_input_fingerprint_mismatch",
         "host_input_too_large",
@@ -102,8 +103,8 @@ EXPECTED_ERRORS: dict[str, list[str]] = {
         "invalid_token",
     ],
     "ledger.trace.frame-auth-known-answer": [],
-    "ledger.trace.events": ["duplicate_operation_key", "invalid_state_transition"],
-    "ledger.trace.compensation-happy-path": [
+    "ledger.trace.events.planned-events": ["duplicate_operation_key", "invalid_state_transition"],
+    "ledger.trace.compensation-happy-path.planned-events": [
         "compensation_input_fingerprint_mismatch",
         "approval_mismatch",
     ],
@@ -132,13 +133,25 @@ EXPECTED_ERRORS: dict[str, list[str]] = {
         "compensation_request_mismatch",
         "compensation_request_mismatch",
     ],
-    "ledger.trace.compensation-transitions": ["invalid_compensation_state_transition"] * 2,
+    "ledger.trace.compensation-transitions.planned-events": [
+        "invalid_compensation_state_transition"
+    ]
+    * 2,
     "ledger.trace.compensation-result-wrong-operation": [
         "unknown_compensation",
         "unknown_operation",
         "compensation_request_mismatch",
     ],
     "ledger.trace.compensation-wrong-kind-frame": ["unexpected_compensation_message"],
+    # One trace per in-scope event variant, each with refused calls that record nothing (HL-25).
+    "ledger.trace.event.planned": ["invalid_plan", "invalid_plan"],
+    "ledger.trace.event.approved": ["plan_ownership_mismatch"],
+    "ledger.trace.event.operation-ledger-created": ["plan_ownership_mismatch"],
+    "ledger.trace.event.operation-recorded": ["duplicate_operation_key", "unknown_step"],
+    "ledger.trace.event.operation-observed": ["invalid_state_transition"],
+    "ledger.trace.event.compensation-recorded": ["compensation_already_recorded"],
+    "ledger.trace.event.compensation-approved": ["compensation_input_fingerprint_mismatch"],
+    "ledger.trace.event.compensation-observed": ["compensation_input_fingerprint_mismatch"],
     "ledger.trace.policy-creation": [
         "compensation_not_granted",
         "invalid_compensation_tenant_scope",
@@ -232,7 +245,13 @@ def test_revisions_follow_the_spec() -> None:
     # running -> 2, succeeded -> 3, succeeded again stays 3, failed refused.
     assert _results("ledger.trace.reconcile-transitions", "revision") == [2, 2, 3, 3, 3]
     # HL-4, HL-10 for a compensation: running +1, running no bump, succeeded +1, succeeded no bump.
-    assert _results("ledger.trace.compensation-transitions", "revision") == [4, 4, 5, 5, 5]
+    assert _results("ledger.trace.compensation-transitions.planned-events", "revision") == [
+        4,
+        4,
+        5,
+        5,
+        5,
+    ]
     # HL-20 (upstream test authenticated_dispatch_result_rejects_a_wrong_message_before_ledger_mutation):
     # untouched by the wrong kind and by the replay.
     assert _results("ledger.trace.dispatch-result-wrong-kind", "revision") == [1, 2, 2]
@@ -251,7 +270,7 @@ def test_revisions_follow_the_spec() -> None:
 def test_action_verifier_call_counts() -> None:
     # HL-22, HL-23 (upstream test compensation_is_host_approved_bound_and_applied_once): 1 after
     # record, 2 after approve, still 2 after the drifted prepare, 4 at end.
-    calls = _results("ledger.trace.compensation-happy-path", "verifier_calls")
+    calls = _results("ledger.trace.compensation-happy-path.planned-events", "verifier_calls")
     assert [entry["action_calls"] for entry in calls[1::2]] == [1, 2, 4]
     # HL-19: every call saw the same context and the exact compensation input bytes.
     undo = b"json" + (18).to_bytes(8, "big") + b'{"undo":"release"}'

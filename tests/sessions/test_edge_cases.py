@@ -166,7 +166,7 @@ def test_52_no_declarations() -> None:
 
 
 def test_53_unexpected_messages() -> None:
-    kinds = [step["details"]["kind"] for step in run("session.edge-53.unexpected-messages")]
+    kinds = [step["details"]["kind"] for step in run("session.edge-53.unexpected-messages.r2")]
     assert kinds == ["cancel", "close_session", "open_session"]
 
 

@@ -161,6 +161,7 @@ def test_host_driver_writes_nothing_until_a_change_and_needs_a_record_to_recover
     record = store.load(LEDGER_RECORD)
     assert record is not None and key.encode() in record.payload
     assert [event.to_json()["type"] for event in driver.events] == [
+        "planned",
         "operation_ledger_created",
         "operation_recorded",
     ]

@@ -48,7 +48,7 @@ def test_coverage_of_probe_blocks_edge_cases_and_rows() -> None:
         assert any(i.startswith(f"session.edge-{item}.") for i in ids), item
     for row in range(1, 16):
         assert any(i.startswith(f"recovery.row-{row:02d}.") for i in ids), row
-    assert "recovery.edge-48.fenced-ledger-recovery" in ids
+    assert "recovery.edge-48.fenced-ledger-recovery.planned-events" in ids
 
 
 def test_expected_documents_replay() -> None:

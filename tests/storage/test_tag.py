@@ -112,12 +112,12 @@ def test_every_field_is_bound() -> None:
         (b"\x07" * 32, "ns", "name", "", "invalid_key_id"),
         (b"\x07" * 32, "ns", "name", "storage v1", "invalid_key_id"),
         (b"\x07" * 32, "Bad", "Bad", "Bad", "invalid_record_namespace"),
-        (b"\x00" * 32, "ns", "name", "storage-v1", "weak_storage_key"),
         (b"\x07" * 31, "ns", "name", "storage-v1", "invalid_storage_key_length"),
         (b"\x07" * 33, "ns", "name", "storage-v1", "invalid_storage_key_length"),
     ],
 )
 def test_identifier_checks(key, namespace, name, key_id, code) -> None:
+    """Every identifier check has its own code (an all-zero key is accepted: ST-4, F14)."""
     with pytest.raises(RescindError) as caught:
         storage_record_tag(key, namespace, name, key_id, 1, b"x")
     assert caught.value.code == code

@@ -76,7 +76,7 @@ def c(request_id: str, value: str = "undo", key: str = "op-1", cmp_key: str = "c
     )
 
 
-CANCEL = '{"type":"cancel","request":{"protocol_version":5,"session_id":"worker-1","request_id":"x1","cancellation_id":"x1"}}'
+CANCEL = '{"type":"cancel","request":{"protocol_version":5,"session_id":"worker-1","cancellation_id":"c1","request_id":"x1","tool":"release.publish"}}'
 CLOSE = '{"type":"close_session","protocol_version":5,"session_id":"worker-1"}'
 OPEN_AGAIN = '{"type":"open_session","manifest":' + manifest_text(GRANT_ECHO, session=SESSION) + "}"
 INVOKE = '{"type":"invoke","invocation":{"protocol_version":5,"session_id":"worker-1","request_id":"i1","tool":"text.echo","payload":{"format":"text","value":"hi"}}}'
@@ -152,7 +152,7 @@ def _case(id: str, rule: str, comment: str, steps: list[Step], **kw: Any) -> Cas
 
 PROBE = [
     _case(
-        "session.probe-1.adapter-failed-then-reconcile",
+        "session.probe-1.adapter-failed-then-reconcile.r2",
         "WS-8",
         "probe 1: a Failed adapter error leaves the record pending; resends are pending and spend calls until the budget is gone; reconciliation persists every time, refuses unknown keys and oversized output, reports adapter errors; cancel and close are unexpected",
         [
@@ -475,7 +475,7 @@ EDGE = [
         [send("invocation_not_modelled", INVOKE)],
     ),
     _case(
-        "session.edge-53.unexpected-messages",
+        "session.edge-53.unexpected-messages.r2",
         "WS-3",
         "edge case 53: cancel, close_session and a second open_session are not session requests",
         [

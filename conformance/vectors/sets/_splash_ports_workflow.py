@@ -24,6 +24,7 @@ import attrs
 
 from rescind.conformance.interpreters.host_trace import run_trace
 from rescind.conformance.vectors.format import VectorTest
+from rescind.conformance.vectors.retired import live_id
 from rescind.conformance.vectors.sets._splash_port_support import (
     OK,
     WORKFLOW,
@@ -979,7 +980,7 @@ def vectors(prefix: str) -> list[VectorTest]:
         _check(port, expected)
         built.append(
             VectorTest(
-                f"{prefix}.{words(port.test)}",
+                live_id(f"{prefix}.{words(port.test)}"),
                 port.rule,
                 port.comment,
                 trace,

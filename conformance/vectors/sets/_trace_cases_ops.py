@@ -75,6 +75,12 @@ CASES: list[Case] = [
         call("verify_input", ledger="ledger", operation_key=HOST_KEY, input=VERSION_2),
         call("verify_input", ledger="ledger", operation_key=HOST_KEY, input={"repeat": "a", "count": 262_145}),
     ])),
+    ("ledger.trace.matches-input", "HL-29", (), "The accepting input check (upstream's public matches_input): the recorded bytes match, other bytes and input above 262,144 bytes do not, and a refusal needs no checking variant.", _trace([
+        _record_host_key(),
+        call("matches_input", ledger="ledger", operation_key=HOST_KEY, input=VERSION),
+        call("matches_input", ledger="ledger", operation_key=HOST_KEY, input=VERSION_2),
+        call("matches_input", ledger="ledger", operation_key=HOST_KEY, input={"repeat": "a", "count": 262_145}),
+    ])),
     ("ledger.trace.plan-bound-validation-order", "HL-11", ("CheckOrder",), "Plan-bound validation of stored ledgers: an operation under a step the plan lacks is unknown_step; with the plan fingerprint changed too, plan_mismatch is reported first; the untouched ledger validates.", _trace([
         record_op(),
         call("validate", engine="engine", plan="plan", ledger="ledger"),

@@ -18,6 +18,7 @@ from rescind.conformance.interpreters.host_scenario import run_host_scenario
 from rescind.conformance.interpreters.worker_scenario import run_scenario
 from rescind.conformance.provenance import Provenance, derived, edge_case_note, observed
 from rescind.conformance.vectors.format import Flag, VectorFile, VectorGroup, VectorTest
+from rescind.conformance.vectors.retired import live_id
 from rescind.conformance.vectors.sets import _recovery_cases as host_cases
 from rescind.conformance.vectors.sets import _session_cases as worker_cases
 
@@ -105,7 +106,7 @@ def host_vector(case: host_cases.Case) -> VectorTest:
                 f"{case.id} step {index} ({step.call}): intended {step.expect}, got {actual}"
             )
     return VectorTest(
-        id=case.id,
+        id=live_id(case.id),
         rule=case.rule,
         comment=case.comment,
         input={"kind": "host", "scenario": spec},

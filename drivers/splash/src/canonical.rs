@@ -6,9 +6,10 @@
 //! is their JSON component, after the 4-byte format tag and the 8-byte length).
 //! `workerInputFingerprint` is what `WorkerOperationJournal::admit` records for a dispatch
 //! request carrying the payload, read back through the public
-//! `WorkerOperationRecord::input_fingerprint`. `hostInputFingerprint` is computed only by
-//! `splash-workflow` (not buildable from the vendored sources): that member is answered
-//! `{"unsupported": reason}`. A payload upstream rejects is answered with upstream's error.
+//! `WorkerOperationRecord::input_fingerprint`. `hostInputFingerprint` is what splash-workflow's
+//! `WorkflowOperationLedger::record` stores for the canonical bytes (host.rs); the f64 build
+//! answers it `{"unsupported": reason}`. A payload upstream rejects is answered with upstream's
+//! error.
 
 use serde_json::{json, Map, Value};
 use splash_protocol::{
@@ -62,9 +63,7 @@ pub fn input(args: &Map<String, Value>) -> OpResult {
         "canonicalInputHex": to_hex(&canonical),
         "size": size,
         "workerInputFingerprint": worker_input_fingerprint(payload, format, size),
-        // splash-workflow's workflow_operation_input_fingerprint: the crate cannot be built
-        // from the vendored sources (makepad, getrandom absent).
-        "hostInputFingerprint": unsupported(HOST_FINGERPRINT),
+        "hostInputFingerprint": host_input_fingerprint(&canonical),
     });
     if format == EnvelopeFormat::Json {
         result["canonicalJson"] = match json_component(&canonical) {
@@ -75,8 +74,24 @@ pub fn input(args: &Map<String, Value>) -> OpResult {
     Ok(Answer::Ok(result))
 }
 
-const HOST_FINGERPRINT: &str =
-    "splash-workflow: workflow_operation_input_fingerprint (crate not buildable from the vendored sources)";
+/// splash-workflow's host input fingerprint (see host.rs). The f64 build does not link
+/// splash-workflow: upstream's splash-schema turns arbitrary_precision on for the whole build,
+/// so upstream has no f64 host side at all.
+#[cfg(feature = "host")]
+fn host_input_fingerprint(canonical: &[u8]) -> Value {
+    match crate::host::input_fingerprint(canonical) {
+        Ok(fingerprint) => json!(fingerprint),
+        Err(why) => unsupported(why),
+    }
+}
+
+#[cfg(not(feature = "host"))]
+fn host_input_fingerprint(_: &[u8]) -> Value {
+    unsupported(
+        "host-side-needs-arbitrary-precision: splash-workflow builds only with serde_json's \
+         arbitrary_precision (splash-schema enables it for every crate of the build)",
+    )
+}
 
 /// The JSON component of canonical input bytes: `json`, its length as a big-endian u64, the
 /// bytes (the layout `canonical_operation_input_bytes` writes).

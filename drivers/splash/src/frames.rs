@@ -231,7 +231,7 @@ pub fn trace(args: &Map<String, Value>) -> OpResult {
                     Err(_) => step_error("serialization"),
                     Ok(message) => match party.seal(message).and_then(|frame| frame.to_json_line()) {
                         Ok(frame) => json!({"result": {"frame": frame}}),
-                        Err(error) => step_error(&codes::variant_code(&error)),
+                        Err(error) => typed_step_error(&error),
                     },
                 }
             }
@@ -242,7 +242,7 @@ pub fn trace(args: &Map<String, Value>) -> OpResult {
                     .and_then(|message| message.to_json_line());
                 match opened {
                     Ok(message) => json!({"result": {"message": message}}),
-                    Err(error) => step_error(&codes::variant_code(&error)),
+                    Err(error) => typed_step_error(&error),
                 }
             }
             "counters" => json!({"result": counters()}),
@@ -258,5 +258,12 @@ pub fn trace(args: &Map<String, Value>) -> OpResult {
 }
 
 pub fn step_error(code: &str) -> Value {
-    json!({"error": code, "definite": true})
+    json!({"error": code, "details": {}, "definite": true})
+}
+
+/// A step refused by upstream: its code and the typed fields of the variant (`details`).
+fn typed_step_error(error: &splash_protocol::ProtocolError) -> Value {
+    let code = codes::variant_code(error);
+    let details = codes::details(error, &code);
+    json!({"error": code, "details": details, "definite": true})
 }

@@ -107,13 +107,16 @@ enum Handle {
 /// One step's outcome: a result, a typed error, or a step upstream cannot express.
 enum Step {
     Result(Value),
-    Error(String),
+    /// The code and the typed fields of upstream's variant (`details`).
+    Error(String, Map<String, Value>),
     Unsupported(String),
 }
 
 impl From<ProtocolError> for Step {
     fn from(error: ProtocolError) -> Self {
-        Step::Error(codes::variant_code(&error))
+        let code = codes::variant_code(&error);
+        let details = codes::details(&error, &code);
+        Step::Error(code, details)
     }
 }
 
@@ -132,7 +135,7 @@ macro_rules! decode_or_step {
     ($ty:ty, $text:expr) => {
         match serde_json::from_str::<$ty>($text) {
             Ok(value) => value,
-            Err(_) => return Ok(Step::Error("serialization".to_owned())),
+            Err(_) => return Ok(Step::Error("serialization".to_owned(), Map::new())),
         }
     };
 }
@@ -221,7 +224,7 @@ impl<'a> Run<'a> {
         let grant = self.grant(args)?;
         let request = match serde_json::from_str::<OperationDispatchRequest>(&text) {
             Ok(request) => request,
-            Err(_) => return Ok(Err(Step::Error("serialization".to_owned()))),
+            Err(_) => return Ok(Err(Step::Error("serialization".to_owned(), Map::new()))),
         };
         Ok(throwaway(&request.session_id.clone(), grant)
             .and_then(|mut authorizer| authorizer.authorize_operation(request).ok())
@@ -239,7 +242,7 @@ impl<'a> Run<'a> {
         let grant = self.grant(args)?;
         let request = match serde_json::from_str::<OperationCompensationRequest>(&text) {
             Ok(request) => request,
-            Err(_) => return Ok(Err(Step::Error("serialization".to_owned()))),
+            Err(_) => return Ok(Err(Step::Error("serialization".to_owned(), Map::new()))),
         };
         Ok(throwaway(&request.session_id.clone(), grant)
             .and_then(|mut authorizer| authorizer.authorize_compensation(request).ok())
@@ -257,7 +260,7 @@ impl<'a> Run<'a> {
         let grant = self.grant(args)?;
         let request = match serde_json::from_str::<OperationReconcileRequest>(&text) {
             Ok(request) => request,
-            Err(_) => return Ok(Err(Step::Error("serialization".to_owned()))),
+            Err(_) => return Ok(Err(Step::Error("serialization".to_owned(), Map::new()))),
         };
         Ok(throwaway(&request.session_id.clone(), grant)
             .and_then(|mut authorizer| authorizer.authorize_reconciliation(request).ok())
@@ -266,7 +269,7 @@ impl<'a> Run<'a> {
 
     fn status(args: &Map<String, Value>) -> Result<Result<OperationStatus, Step>, BadRequest> {
         let text = text_arg(args, "status")?;
-        Ok(serde_json::from_str::<OperationStatus>(&text).map_err(|_| Step::Error("serialization".to_owned())))
+        Ok(serde_json::from_str::<OperationStatus>(&text).map_err(|_| Step::Error("serialization".to_owned(), Map::new())))
     }
 
     fn keep(&mut self, args: &Map<String, Value>, handle: Handle, grant: &CapabilityGrant) -> Step {
@@ -511,7 +514,9 @@ pub fn trace(args: &Map<String, Value>) -> OpResult {
         let step_args = step.get("args").and_then(Value::as_object).unwrap_or(&empty);
         let (outcome, stop) = match run.step(call, step_args)? {
             Step::Result(result) => (json!({"result": result}), false),
-            Step::Error(code) => (json!({"error": code, "definite": true}), false),
+            Step::Error(code, details) => {
+                (json!({"error": code, "details": details, "definite": true}), false)
+            }
             Step::Unsupported(reason) => (json!({"unsupported": reason}), true),
         };
         outcomes.push(outcome);

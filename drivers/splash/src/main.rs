@@ -1,7 +1,7 @@
 //! A rescind-driver/1 driver (docs/driver-protocol.md) over upstream Splash's public crates.
 //!
-//! Every answer comes from a public item of `splash-protocol` or `splash-storage` at the
-//! commit named in Cargo.toml. Where upstream has no public way to compute one member of a
+//! Every answer comes from a public item of `splash-protocol`, `splash-storage` or (feature
+//! `host`, the default) `splash-workflow` at the commit named in Cargo.toml. Where upstream has no public way to compute one member of a
 //! result, that member is `{"unsupported": reason}`; where it cannot perform an operation (or,
 //! inside a trace, a step) at all, the operation (the step) is answered `unsupported`.
 //!
@@ -15,6 +15,10 @@ mod codes;
 mod forward;
 mod frames;
 mod grants;
+#[cfg(feature = "host")]
+mod host;
+#[cfg(feature = "host")]
+mod ledger;
 mod journal;
 mod sha256;
 mod storage;
@@ -63,7 +67,25 @@ const CAPABILITIES: [&str; 5] = ["canonical", "grants", "journal", "authorizer",
 fn capabilities() -> Vec<&'static str> {
     let mut all = CAPABILITIES.to_vec();
     all.push("storage");
+    if cfg!(feature = "host") {
+        all.extend(["host-keys", "ledger"]);
+    }
     all.sort_unstable();
+    all
+}
+
+/// Shapes the driver declares it cannot express (conformance/harness/restrictions.py).
+fn restrictions() -> Vec<&'static str> {
+    let mut all = journal::RESTRICTIONS.to_vec();
+    if cfg!(feature = "host") {
+        all.extend([
+            "host-input-above-ledger-bound",
+            "host-side-needs-arbitrary-precision",
+            "raw-compensation-policy",
+            "operation-input-check-private",
+            "approval-consumed-on-use",
+        ]);
+    }
     all
 }
 
@@ -84,7 +106,7 @@ fn hello(forwarder: &mut forward::Forwarder) -> Value {
         },
         "capabilities": capabilities(),
         "profiles": profiles,
-        "restrictions": journal::RESTRICTIONS,
+        "restrictions": restrictions(),
     })
 }
 
@@ -101,6 +123,12 @@ fn dispatch(op: &str, args: &Map<String, Value>) -> OpResult {
         "storage.tag" => storage::tag(args),
         "storage.open" => storage::open(args),
         "storage.trace" => storage::trace(args),
+        #[cfg(feature = "host")]
+        _ if op.starts_with("host-keys.") => host::keys(&op["host-keys.".len()..], args),
+        #[cfg(feature = "host")]
+        "ledger.load" => host::load(args),
+        #[cfg(feature = "host")]
+        "ledger.trace" => ledger::trace(args),
         _ => Ok(Answer::unsupported(format!("{op} is not an operation of this driver"))),
     }
 }

@@ -41,8 +41,15 @@ fn keyring_result(ring: &StorageKeyring) -> Value {
 
 /// A failure of a storage step: a code, or a step upstream cannot express.
 enum Failure {
-    Code(String),
+    /// The code and the typed fields of upstream's variant (`details`).
+    Code(String, Map<String, Value>),
     Unsupported(&'static str),
+}
+
+/// A failure with upstream's code and the typed fields of its variant.
+fn failed(code: String, error: &impl Debug) -> Failure {
+    let details = crate::codes::details(error, &code);
+    Failure::Code(code, details)
 }
 
 fn store_code<E: Debug>(error: &AuthenticatedStoreError<E>) -> String {
@@ -66,12 +73,12 @@ fn record_key(namespace: &str, name: &str) -> Result<StorageRecordKey, Failure> 
         Failure::Code(match error {
             StorageRecordKeyError::InvalidNamespace => "invalid_record_namespace".into(),
             StorageRecordKeyError::InvalidName => "invalid_record_name".into(),
-        })
+        }, Map::new())
     })
 }
 
 fn key_id(text: &str) -> Result<StorageKeyId, Failure> {
-    StorageKeyId::new(text).map_err(|_| Failure::Code("invalid_key_id".into()))
+    StorageKeyId::new(text).map_err(|_| Failure::Code("invalid_key_id".into(), Map::new()))
 }
 
 fn storage_key(key_hex: &str) -> Result<Result<StorageKey, Failure>, BadRequest> {
@@ -99,7 +106,7 @@ fn keyring(spec: &Map<String, Value>) -> Result<Result<StorageKeyring, Failure>,
         let mut ring: Option<StorageKeyring> = None;
         let active_key = parsed.iter().find(|(id, _)| id == active);
         let Some((_, active_key)) = active_key else {
-            return Err(Failure::Code("unknown_key_id".into()));
+            return Err(Failure::Code("unknown_key_id".into(), Map::new()));
         };
         let active_key = match active_key {
             Ok(key) => key.clone(),
@@ -114,7 +121,7 @@ fn keyring(spec: &Map<String, Value>) -> Result<Result<StorageKeyring, Failure>,
                 Ok(key) => key.clone(),
                 Err(_) => return Err(Failure::Unsupported(KEY_LENGTH)),
             };
-            ring_ref.add_read_key(key_id(id)?, key).map_err(|e| Failure::Code(keyring_code(&e)))?;
+            ring_ref.add_read_key(key_id(id)?, key).map_err(|e| failed(keyring_code(&e), &e))?;
         }
         Ok(ring.expect("inserted above"))
     })())
@@ -169,7 +176,7 @@ fn record_result(record: Option<&AuthenticatedRecord>) -> Value {
 fn answer(result: Result<Value, Failure>) -> Answer {
     match result {
         Ok(value) => Answer::Ok(value),
-        Err(Failure::Code(code)) => Answer::error(code),
+        Err(Failure::Code(code, _)) => Answer::error(code),
         Err(Failure::Unsupported(reason)) => Answer::unsupported(reason),
     }
 }
@@ -204,14 +211,14 @@ pub fn tag(args: &Map<String, Value>) -> OpResult {
         }
         // Seal through upstream's own store: create at 1, then replace up to `revision`.
         let mut store = AuthenticatedStore::new(VolatileMemoryStore::default(), StorageKeyring::new(id, key));
-        let code = |e: AuthenticatedStoreError<_>| Failure::Code(store_code(&e));
+        let code = |e: AuthenticatedStoreError<_>| failed(store_code(&e), &e);
         store.create(&record, &payload).map_err(code)?;
         for current in 1..revision {
             store.replace(&record, current, &payload).map_err(code)?;
         }
-        let snapshot = store.backend().load(&record).map_err(|e| Failure::Code(variant_code(&e)))?;
-        let stored = snapshot.record().ok_or(Failure::Code("store_corrupt".into()))?;
-        let envelope: Value = serde_json::from_slice(stored.bytes()).map_err(|_| Failure::Code("invalid_envelope".into()))?;
+        let snapshot = store.backend().load(&record).map_err(|e| failed(variant_code(&e), &e))?;
+        let stored = snapshot.record().ok_or(Failure::Code("store_corrupt".into(), Map::new()))?;
+        let envelope: Value = serde_json::from_slice(stored.bytes()).map_err(|_| Failure::Code("invalid_envelope".into(), Map::new()))?;
         let mut result = json!({"auth_tag": envelope["auth_tag"]});
         if payload.len() <= SHORT_PAYLOAD {
             result["payload_field"] = envelope["payload"].clone();
@@ -264,7 +271,7 @@ pub fn open(args: &Map<String, Value>) -> OpResult {
         };
         let snapshot = StorageSnapshot::new(record, floor?);
         let store = AuthenticatedStore::new(Fixture(snapshot), ring?);
-        let opened = store.load(&record_key).map_err(|e| Failure::Code(store_code(&e)))?;
+        let opened = store.load(&record_key).map_err(|e| failed(store_code(&e), &e))?;
         Ok(record_result(opened.as_ref()))
     })()))
 }
@@ -310,15 +317,15 @@ impl Trace {
         let saved = &mut self.saved;
         Ok((|| {
             let key = record_key(&namespace, &name)?;
-            let code = |e: AuthenticatedStoreError<_>| Failure::Code(store_code(&e));
+            let code = |e: AuthenticatedStoreError<_>| failed(store_code(&e), &e);
             let written = |record: AuthenticatedRecord| {
                 json!({"revision": record.revision(), "key_id": record.key_id().as_str()})
             };
-            let payload = || payload.clone().ok_or_else(|| Failure::Code("bad_request".into()));
+            let payload = || payload.clone().ok_or_else(|| Failure::Code("bad_request".into(), Map::new()));
             Ok(match op {
                 "create" => written(store.create(&key, &payload()?).map_err(code)?),
                 "replace" => {
-                    let expected = expected?.ok_or_else(|| Failure::Code("bad_request".into()))?;
+                    let expected = expected?.ok_or_else(|| Failure::Code("bad_request".into(), Map::new()))?;
                     written(store.replace(&key, expected, &payload()?).map_err(code)?)
                 }
                 "cas" => {
@@ -334,17 +341,17 @@ impl Trace {
                 "reserve_fence" => json!({"token": store.reserve_fence(&key).map_err(code)?}),
                 "current_fence" => json!({"token": store.current_fence(&key).map_err(code)?}),
                 "establish_fence" => {
-                    let token = token.ok_or_else(|| Failure::Code("bad_request".into()))??;
+                    let token = token.ok_or_else(|| Failure::Code("bad_request".into(), Map::new()))??;
                     store
                         .backend_mut()
                         .establish_fence(&key, token)
-                        .map_err(|e| Failure::Code(backend_code(&variant_code(&e))))?;
+                        .map_err(|e| failed(backend_code(&variant_code(&e)), &e))?;
                     json!({})
                 }
                 "inspect" => {
                     let backend = store.backend();
-                    let snapshot = backend.load(&key).map_err(|e| Failure::Code(variant_code(&e)))?;
-                    let fence = backend.current_fence(&key).map_err(|e| Failure::Code(variant_code(&e)))?;
+                    let snapshot = backend.load(&key).map_err(|e| failed(variant_code(&e), &e))?;
+                    let fence = backend.current_fence(&key).map_err(|e| failed(variant_code(&e), &e))?;
                     let mut body = json!({
                         "record_revision": snapshot.record().map(StoredRecord::revision),
                         "floor": snapshot.revision_floor(),
@@ -362,27 +369,27 @@ impl Trace {
                     body
                 }
                 "save" => {
-                    let snapshot = store.backend().load(&key).map_err(|e| Failure::Code(variant_code(&e)))?;
-                    let label = label.ok_or_else(|| Failure::Code("bad_request".into()))?;
+                    let snapshot = store.backend().load(&key).map_err(|e| failed(variant_code(&e), &e))?;
+                    let label = label.ok_or_else(|| Failure::Code("bad_request".into(), Map::new()))?;
                     saved.insert(label, snapshot.record().cloned());
                     json!({})
                 }
                 "rotate_to" | "add_read_key" => {
-                    let id = key_id(&new_key_id.ok_or_else(|| Failure::Code("bad_request".into()))?)?;
-                    let new_key = new_key.ok_or_else(|| Failure::Code("bad_request".into()))??;
+                    let id = key_id(&new_key_id.ok_or_else(|| Failure::Code("bad_request".into(), Map::new()))?)?;
+                    let new_key = new_key.ok_or_else(|| Failure::Code("bad_request".into(), Map::new()))??;
                     let ring = store.keyring_mut();
                     let done = if op == "rotate_to" { ring.rotate_to(id, new_key) } else { ring.add_read_key(id, new_key) };
-                    done.map_err(|e| Failure::Code(keyring_code(&e)))?;
+                    done.map_err(|e| failed(keyring_code(&e), &e))?;
                     keyring_result(store.keyring())
                 }
                 "retire" => {
-                    let id = key_id(&new_key_id.ok_or_else(|| Failure::Code("bad_request".into()))?)?;
-                    store.keyring_mut().retire(&id).map_err(|e| Failure::Code(keyring_code(&e)))?;
+                    let id = key_id(&new_key_id.ok_or_else(|| Failure::Code("bad_request".into(), Map::new()))?)?;
+                    store.keyring_mut().retire(&id).map_err(|e| failed(keyring_code(&e), &e))?;
                     keyring_result(store.keyring())
                 }
                 "restore" | "copy_record" | "delete_record" | "set_record" | "set_floor"
                 | "set_fence" | "edit_field" | "plant" => return Err(Failure::Unsupported(INJECTION)),
-                _ => return Err(Failure::Code("bad_request".into())),
+                _ => return Err(Failure::Code("bad_request".into(), Map::new())),
             })
         })())
     }
@@ -405,8 +412,10 @@ pub fn trace(args: &Map<String, Value>) -> OpResult {
         let step = step.as_object().ok_or_else(|| bad("a step is an object"))?;
         match trace.step(step)? {
             Ok(result) => outcomes.push(json!({"ok": result})),
-            Err(Failure::Code(code)) if code == "bad_request" => return Err(bad("a step lacks an argument")),
-            Err(Failure::Code(code)) => outcomes.push(json!({"error": code, "definite": true})),
+            Err(Failure::Code(code, _)) if code == "bad_request" => return Err(bad("a step lacks an argument")),
+            Err(Failure::Code(code, details)) => {
+                outcomes.push(json!({"error": code, "details": details, "definite": true}))
+            }
             Err(Failure::Unsupported(reason)) => {
                 outcomes.push(json!({"unsupported": reason}));
                 break;
