@@ -82,10 +82,19 @@ def spec_rules(spec: Path) -> dict[str, str]:
     return found
 
 
+CODE_PACKAGES = ("rescind.reference", "rescind.conformance", "rescind.stores", "rescind.cli")
+"""Where error classes are defined: every module is imported, so the registry does not depend
+on which ones this process happened to load (the CLI imports a subcommand only when it runs)."""
+NOT_IMPORTED = frozenset({"rescind.conformance.pytest_plugin"})
+"""Needs pytest, which a plain install does not have; it defines no error code."""
+
+
 def error_codes() -> set[str]:
-    package = importlib.import_module("rescind.reference")
-    for info in pkgutil.walk_packages(package.__path__, prefix="rescind.reference."):
-        importlib.import_module(info.name)
+    for name in CODE_PACKAGES:
+        package = importlib.import_module(name)
+        for info in pkgutil.walk_packages(package.__path__, prefix=f"{name}."):
+            if info.name not in NOT_IMPORTED and not info.name.endswith("__main__"):
+                importlib.import_module(info.name)
     return set(error_registry())
 
 
