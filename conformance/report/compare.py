@@ -85,6 +85,8 @@ def _entries(value: Any, what: str) -> list[Mapping[str, Any]]:
 
 def _cell(column: Column, name: str) -> str:
     status = column.classes.get(name, "not claimed")
+    if status == "not claimed":
+        return status
     count = column.counts.get(name, {})
     extra = [
         f"{count[key]} {key}" for key in ("fail", "unanswered", "restricted") if count.get(key)
