@@ -8,7 +8,9 @@ in time), ``reply_too_large`` (a stdout line longer than ``max_reply_bytes``),
 asked), ``crashed`` (the process exited, or could not start; also when a child it forked still
 holds stdout), ``stdout_closed`` (stdout closed while the process kept running),
 ``reply_beyond_limits`` (valid JSON the runner cannot decode: nested deeper than its decoder
-follows, or an integer past Python's digit limit), ``bad_handshake`` and ``malformed_reply``.
+follows, or an integer past Python's digit limit), ``reply_too_complex`` (a line within the
+byte cap with more members or deeper nesting than ``limits`` allows, refused before it is
+decoded), ``bad_handshake`` and ``malformed_reply``.
 After any of them the process is killed with its whole process group: the driver runs in a
 session of its own, so children it forked never outlive the run. stderr, the driver's log
 channel, is drained all the time and its last 64 KiB are kept for the report.
@@ -30,6 +32,7 @@ from typing import Any
 import attrs
 
 from rescind.conformance.harness import restrictions as restriction_catalogue
+from rescind.conformance.harness.limits import MAX_REPLY_DEPTH, MAX_REPLY_MEMBERS, reply_shape
 from rescind.conformance.harness.pipes import (
     DeadlinePassed,
     EndOfStream,
@@ -164,10 +167,13 @@ class SubprocessDriver(Driver):
         cwd: str | None = None,
         *,
         max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
+        max_reply_members: int = MAX_REPLY_MEMBERS,
+        max_reply_depth: int = MAX_REPLY_DEPTH,
     ) -> None:
         argv = shlex.split(command) if isinstance(command, str) else list(command)
         self.timeout = timeout
         self.max_reply_bytes = max_reply_bytes
+        self._shape_bounds = (max_reply_members, max_reply_depth)
         try:
             self.process = subprocess.Popen(
                 argv,
@@ -267,6 +273,13 @@ class SubprocessDriver(Driver):
             ) from None
         except EndOfStream:
             raise self._stdout_ended(op) from None
+        # Before decoding: decoding a line costs in proportion to its members, not its bytes.
+        beyond = reply_shape(raw, *self._shape_bounds)
+        if beyond is not None:
+            raise self._fail(
+                "reply_too_complex",
+                f"the reply to request {self._next_id} ({op}, {len(raw)} bytes) {beyond}",
+            )
         try:
             message = json.loads(raw)
         except RecursionError:
