@@ -9,8 +9,9 @@ Statuses: ``pass``, ``fail``, ``not-applicable`` (the implementation does not de
 capability or profile; never counted as a pass), ``unsupported`` (the driver declared the
 capability but answered ``unsupported`` for the request, or for a trace step after every
 earlier step matched: it cannot express it; never a pass, never a failure), ``error`` (the
-driver broke the protocol during this check), and ``xfail``/``xpass`` for checks listed in an
-expected-failures file.
+driver broke the protocol during this check), ``not-run`` (the run's ``--deadline`` passed
+before the check finished: never a pass, never a failure; the run exits 4), and
+``xfail``/``xpass`` for checks listed in an expected-failures file.
 """
 
 from __future__ import annotations
@@ -28,7 +29,9 @@ Tier = Literal["must", "should", "profile"]
 REQUIRED_TIERS: frozenset[str] = frozenset({"must", "profile"})
 """Tiers whose failure fails the run. A ``profile`` check runs only for a driver that
 declares its profile (otherwise it is ``not-applicable``), and a declared profile is required."""
-Status = Literal["pass", "fail", "not-applicable", "unsupported", "error", "xfail", "xpass"]
+Status = Literal[
+    "pass", "fail", "not-applicable", "unsupported", "error", "xfail", "xpass", "not-run"
+]
 
 
 @attrs.frozen

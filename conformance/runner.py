@@ -6,6 +6,11 @@ restarted, and the run continues; after ``max_restarts`` restarts the remaining 
 ``error`` too and the run is a harness failure (exit code 2). An exception from Rescind's
 own check code (not the driver's fault) makes that check an ``error`` and the run a harness
 failure too, but never ends the run without a report.
+
+With a ``deadline`` (seconds from the start), the driver is told the moment it passes
+(``Driver.stop_at``): nothing more is sent, a reply still awaited is given up, the check that
+was running and every check after it are ``not-run`` (message ``deadline``), and the run
+exits 4 unless something failed (docs/bounds.md).
 """
 
 from __future__ import annotations
@@ -16,10 +21,12 @@ from collections.abc import Callable, Iterable, Sequence
 import attrs
 
 from rescind.conformance.checks import Check, Outcome, Result
-from rescind.conformance.harness import Driver, HarnessFailure
+from rescind.conformance.harness import DeadlineReached, Driver, HarnessFailure
 from rescind.conformance.harness.text import bound, short
 
 DriverFactory = Callable[[], Driver]
+NOT_RUN = "not-run"
+DEADLINE_MESSAGE = "deadline"
 Progress = Callable[[Check, Outcome], None]
 
 
@@ -52,6 +59,8 @@ class RunReport:
     database that stopped answering): shown by every report."""
     restrictions: tuple[str, ...] = ()
     """What the driver declared it cannot express (``rescind.conformance.harness.restrictions``)."""
+    deadline: float | None = None
+    """The ``--deadline`` the run had, in seconds (``None``: none)."""
 
     @property
     def failed(self) -> bool:
@@ -61,10 +70,17 @@ class RunReport:
     def harness_broken(self) -> bool:
         return bool(self.harness_failures)
 
+    @property
+    def not_run(self) -> int:
+        """Checks the deadline left without an answer."""
+        return sum(1 for result in self.results if result.outcome.status == NOT_RUN)
+
     def exit_code(self) -> int:
         if self.harness_broken:
             return 2
-        return 1 if self.failed else 0
+        if self.failed:
+            return 1
+        return 4 if self.not_run else 0
 
     def counts(self) -> dict[str, int]:
         tally: dict[str, int] = {}
@@ -80,14 +96,22 @@ def run_checks(
     expected_failures: Iterable[str] = (),
     max_restarts: int = 3,
     progress: Progress | None = None,
+    deadline: float | None = None,
 ) -> RunReport:
     started = time.monotonic()
+    stop_at = None if deadline is None else started + deadline
+
+    def start() -> Driver:
+        started_driver = start_driver()
+        started_driver.stop_at = stop_at
+        return started_driver
+
     expected = set(expected_failures)
     failures: list[str] = []
     restarts = 0
     driver: Driver | None = None
     try:
-        driver = start_driver()
+        driver = start()
     except HarnessFailure as failure:
         failures.append(str(failure))
     # The first hello names the implementation, even if the driver is dead by the end.
@@ -97,7 +121,9 @@ def run_checks(
     driver_restrictions = driver.hello.restrictions if driver else frozenset()
     results: list[Result] = []
     for check in checks:
-        if check.capability != "model" and check.capability not in capabilities:
+        if stop_at is not None and time.monotonic() >= stop_at:
+            outcome = Outcome(NOT_RUN, DEADLINE_MESSAGE)
+        elif check.capability != "model" and check.capability not in capabilities:
             outcome = Outcome("not-applicable", f"capability {check.capability} not declared")
         elif check.profile is not None and check.profile not in declared_profiles:
             outcome = Outcome("not-applicable", f"profile {check.profile} not declared")
@@ -115,17 +141,23 @@ def run_checks(
                 if restarts < max_restarts:
                     restarts += 1
                     try:
-                        driver = start_driver()
+                        driver = start()
                         hello = hello or driver.hello
                     except HarnessFailure as again:
                         failures.append(f"restart: {again}")
             except Exception as internal:
-                # A bug in Rescind's own check code (a generator, an interpreter): the run
-                # still ends with a report, this check is an error and the run a harness
-                # failure (exit 2); the driver did nothing wrong and is kept.
-                problem = f"internal error in Rescind: {type(internal).__name__}: {internal}"
-                failures.append(f"{check.id}: {problem}")
-                outcome = Outcome("error", problem)
+                if _caused_by_deadline(internal):
+                    # Directly, or wrapped by Hypothesis (exploration) in a FlakyFailure group.
+                    outcome = Outcome(NOT_RUN, DEADLINE_MESSAGE)
+                    driver.abandon()  # it may be half way through a request: not asked again
+                    driver = None
+                else:
+                    # A bug in Rescind's own check code (a generator, an interpreter): the run
+                    # still ends with a report, this check is an error and the run a harness
+                    # failure (exit 2); the driver did nothing wrong and is kept.
+                    problem = f"internal error in Rescind: {type(internal).__name__}: {internal}"
+                    failures.append(f"{check.id}: {problem}")
+                    outcome = Outcome("error", problem)
             outcome = attrs.evolve(outcome, seconds=time.monotonic() - begin)
         outcome = _apply_expectation(check, outcome, expected)
         results.append(Result(check, outcome))
@@ -143,7 +175,23 @@ def run_checks(
         harness_failures=tuple(failures),
         seconds=time.monotonic() - started,
         restrictions=tuple(sorted(driver_restrictions)),
+        deadline=deadline,
     )
+
+
+def _caused_by_deadline(error: BaseException) -> bool:
+    """Whether ``error`` is, wraps or groups a ``DeadlineReached`` (bounded walk)."""
+    pending: list[BaseException] = [error]
+    seen = 0
+    while pending and seen < 256:
+        current = pending.pop()
+        seen += 1
+        if isinstance(current, DeadlineReached):
+            return True
+        if isinstance(current, BaseExceptionGroup):
+            pending.extend(current.exceptions)
+        pending.extend(e for e in (current.__cause__, current.__context__) if e is not None)
+    return False
 
 
 def _apply_expectation(check: Check, outcome: Outcome, expected: set[str]) -> Outcome:

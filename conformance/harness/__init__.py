@@ -52,6 +52,12 @@ _EXIT_POLL = 0.25
 """While waiting for a reply, how often the runner looks whether the driver has exited."""
 
 
+class DeadlineReached(Exception):
+    """The run's overall deadline (``rescind check --deadline``) passed: nothing more is sent.
+    Not the driver's fault, so not a ``HarnessFailure``; the runner marks what is left
+    ``not-run``."""
+
+
 class HarnessFailure(Exception):
     """The driver broke the protocol; ``kind`` names how."""
 
@@ -122,12 +128,23 @@ class Driver:
     """Anything that answers protocol requests: a subprocess or an in-process adapter."""
 
     hello: Hello
+    stop_at: float | None = None
+    """The run's deadline (``time.monotonic``): past it, ``request`` raises ``DeadlineReached``
+    instead of sending, and a reply still awaited is given up at that moment."""
 
     def request(self, op: str, args: Mapping[str, Any]) -> Reply:
         raise NotImplementedError
 
     def close(self) -> None:
         return None
+
+    def abandon(self) -> None:
+        """End the driver now, without the polite ``bye`` (a request may be half answered)."""
+        self.close()
+
+    def _stop_if_late(self, op: str) -> None:
+        if self.stop_at is not None and time.monotonic() >= self.stop_at:
+            raise DeadlineReached(f"the run's deadline passed before {op} was sent")
 
 
 class InProcessDriver(Driver):
@@ -139,6 +156,7 @@ class InProcessDriver(Driver):
         self.hello = _parse_hello(self._call("hello", {"protocol": DRIVER_PROTOCOL}))
 
     def _call(self, op: str, args: Mapping[str, Any]) -> Reply:
+        self._stop_if_late(op)
         self._next_id += 1
         try:
             message = self._handle({"id": self._next_id, "op": op, "args": args})
@@ -214,13 +232,17 @@ class SubprocessDriver(Driver):
         return HarnessFailure(kind, message, self.stderr_tail)
 
     def request(self, op: str, args: Mapping[str, Any]) -> Reply:
+        self._stop_if_late(op)
         self._next_id += 1
         request_id = self._next_id
         line = json.dumps({"id": request_id, "op": op, "args": args}, separators=(",", ":"))
         deadline = time.monotonic() + self.timeout
+        if self.stop_at is not None and self.stop_at < deadline:
+            deadline = self.stop_at
         try:
             self._writer.write(line.encode("utf-8") + b"\n", deadline)
         except DeadlinePassed:
+            self._stop_if_late(op)
             raise self._fail(
                 "timeout", f"driver did not read request {op} within {self.timeout:g} s"
             ) from None
@@ -265,6 +287,7 @@ class SubprocessDriver(Driver):
         try:
             raw = self._read_line(deadline, op)
         except DeadlinePassed:
+            self._stop_if_late(op)
             raise self._fail("timeout", f"no reply to {op} within {self.timeout:g} s") from None
         except LineTooLong as error:
             raise self._fail(
@@ -323,9 +346,17 @@ class SubprocessDriver(Driver):
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, signal.SIGKILL)
 
+    def abandon(self) -> None:
+        self._kill()
+        self._reader.close()
+        self._writer.close()
+
     def close(self) -> None:
+        if self.stop_at is not None and time.monotonic() >= self.stop_at:
+            self.abandon()  # past the run's deadline: no bye, no grace period
+            return
         if self.process.poll() is None:
-            with contextlib.suppress(HarnessFailure):
+            with contextlib.suppress(HarnessFailure, DeadlineReached):
                 self.request("bye", {})
             try:
                 assert self.process.stdin is not None

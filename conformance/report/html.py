@@ -27,6 +27,7 @@ from rescind.conformance.report.run import (
     PROVENANCE_LABELS,
     SUMMARY_STATUSES,
     counts_by_provenance,
+    not_run_line,
     provenance_of,
     vector_tests,
 )
@@ -260,6 +261,8 @@ def to_html(
         vectors = vector_tests() if problems else {}
     passed = report.exit_code() == 0
     verdict = "PASS" if passed else ("HARNESS ERROR" if report.harness_broken else "FAIL")
+    if report.exit_code() == 4:
+        verdict = "INCOMPLETE"
     title = f"Rescind conformance: {report.implementation} {report.version} — {verdict}"
     parts = [
         "<!DOCTYPE html>",
@@ -289,6 +292,11 @@ def _header(report: RunReport, verdict: str, passed: bool) -> list[str]:
         f'<span class="verdict {"pass" if passed else "fail"}" id="verdict">{_e(verdict)}</span>'
         "</h1>",
         '<dl class="meta">',
+        *(
+            [f'<dt>not run</dt><dd id="not-run">{_e(not_run_line(report))}</dd>']
+            if report.not_run
+            else []
+        ),
         f"<dt>checks</dt><dd>{len(report.results)}: {counts}</dd>",
         f"<dt>exit code</dt><dd>{report.exit_code()}</dd>",
         f"<dt>capabilities</dt><dd>{_e(', '.join(report.capabilities) or 'none')}</dd>",

@@ -61,6 +61,7 @@ _SEVERITY: tuple[Status, ...] = (
     "fail",
     "xpass",
     "xfail",
+    "not-run",
     "pass",
     "unsupported",
     "not-applicable",

@@ -30,7 +30,7 @@ differential exploration): their oracle is Rescind's own model or reference, run
 
 PROVENANCE_LABELS: tuple[str, ...] = (*KINDS, NOT_A_VECTOR)
 SUMMARY_STATUSES: tuple[str, ...] = ("pass", "fail", "not-applicable", "unsupported")
-SKIPPED_STATUSES: tuple[str, ...] = ("not-applicable", "unsupported", "xfail")
+SKIPPED_STATUSES: tuple[str, ...] = ("not-applicable", "unsupported", "xfail", "not-run")
 """Reported as skipped (with the status and the reason) in JUnit: neither a pass nor a failure."""
 
 
@@ -57,8 +57,10 @@ def to_json(report: RunReport) -> dict[str, Any]:
         "capabilities": list(report.capabilities),
         "profiles": list(report.profiles),
         "restrictions": list(report.restrictions),
-        "passed": not report.failed and not report.harness_broken,
+        "passed": not report.failed and not report.harness_broken and not report.not_run,
         "exitCode": report.exit_code(),
+        "notRun": report.not_run,
+        "deadline": report.deadline,
         "counts": report.counts(),
         "countsByProvenance": counts_by_provenance(report),
         "harnessFailures": list(report.harness_failures),
@@ -275,13 +277,25 @@ def write_junit(report: RunReport, path: Path) -> None:
     ElementTree.ElementTree(suites).write(path, encoding="utf-8", xml_declaration=True)
 
 
+def not_run_line(report: RunReport) -> str:
+    """The first line of every report of a run the deadline cut short."""
+    limit = f"the deadline of {report.deadline:g} s" if report.deadline else "the deadline"
+    return (
+        f"{report.not_run} of {len(report.results)} checks not run: {limit} passed "
+        "(exit code 4; --deadline sets it)"
+    )
+
+
 def to_markdown(report: RunReport) -> str:
     counts = report.counts()
     verdict = "PASS" if report.exit_code() == 0 else "FAIL"
+    if report.exit_code() == 4:
+        verdict = "INCOMPLETE"
     lines = [
         f"# Rescind conformance: {markdown(report.implementation)} {markdown(report.version)}"
         f" — {verdict}",
         "",
+        *([f"**{markdown(not_run_line(report))}**", ""] if report.not_run else []),
         "| status | checks |",
         "|---|---|",
         *(f"| {markdown(status)} | {count} |" for status, count in sorted(counts.items())),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,10 @@ from rescind.conformance.runner import RunReport, run_checks
 from rescind.conformance.sources.parallel import ExploreOptions, ParallelExploration
 from rescind.conformance.sources.proofs import ProofRunner
 
+DEFAULT_DEADLINE = 2700.0
+"""45 minutes: a run ends with its reports inside the common 60-minute CI job limit, with room
+for set-up and the upload of the reports (docs/bounds.md)."""
+
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
@@ -39,12 +44,22 @@ def register(subparsers: Any) -> None:
         description=(
             "Runs the golden vectors, the scenario catalogue, differential exploration and the "
             "model proofs. Exit code 0: every required check passed; 1: a failure; 2: a usage "
-            "or driver-protocol (harness) error."
+            "or driver-protocol (harness) error; 4: the --deadline passed before every check "
+            "ran (nothing failed)."
         ),
     )
     parser.add_argument("--impl", metavar="COMMAND", help="an implementation's driver command")
     parser.add_argument(
         "--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds to wait for each reply"
+    )
+    parser.add_argument(
+        "--deadline",
+        type=float,
+        default=DEFAULT_DEADLINE,
+        metavar="SECONDS",
+        help="stop sending once the run has lasted this long: unfinished checks are not-run, "
+        "every report is written, exit code 4 (default: %(default)g s, inside a 60-minute CI "
+        "job; 0: no deadline)",
     )
     parser.add_argument(
         "--json",
@@ -138,6 +153,9 @@ def _by_provenance(checks: list[Check], kinds: frozenset[str] | None) -> list[Ch
 def run(args: argparse.Namespace) -> int:
     if args.timeout <= 0:
         raise UsageError("--timeout must be positive")
+    if not args.deadline >= 0:  # also refuses NaN
+        raise UsageError("--deadline must be a number of seconds, 0 for none")
+    deadline = args.deadline or None
     expected: list[str] = []
     if args.expect_fail is not None:
         if not args.expect_fail.is_file():
@@ -183,19 +201,26 @@ def run(args: argparse.Namespace) -> int:
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
+        TextColumn("{task.fields[ends]}"),
         console=console,
         transient=True,
         disable=args.json == "-" or not console.is_terminal,
     ) as progress:
-        task = progress.add_task("checking", total=len(checks))
+        began = time.time()
+        task = progress.add_task("checking", total=len(checks), ends=_ends(began, 0, 1, deadline))
+        done = [0]
 
         def advance(check: Check, _: Outcome) -> None:
-            progress.update(task, advance=1, description=check.source)
+            done[0] += 1
+            ends = _ends(began, done[0], len(checks), deadline)
+            progress.update(task, advance=1, description=check.source, ends=ends)
 
         # The proofs run in worker processes: the driver's checks go first, so that the two
         # overlap; the report keeps the catalogue's order.
         ordered = sorted(checks, key=lambda check: check.capability == "model")
-        result = run_checks(ordered, start, expected_failures=expected, progress=advance)
+        result = run_checks(
+            ordered, start, expected_failures=expected, progress=advance, deadline=deadline
+        )
         place = {id(check): number for number, check in enumerate(checks)}
         in_order = sorted(result.results, key=lambda item: place[id(item.check)])
         result = attrs.evolve(result, results=tuple(in_order))
@@ -206,6 +231,17 @@ def run(args: argparse.Namespace) -> int:
     args.run_section = run_section(scale.seed, scale.shard, plan)
     _write_outputs(result, args)
     return result.exit_code()
+
+
+def _ends(began: float, done: int, total: int, deadline: float | None) -> str:
+    """The estimated end (wall clock) from the pace so far, and the deadline's end."""
+    parts = []
+    if done:
+        estimate = began + (time.time() - began) * total / done
+        parts.append(f"ends ~{time.strftime('%H:%M:%S', time.localtime(estimate))}")
+    if deadline is not None:
+        parts.append(f"deadline {time.strftime('%H:%M:%S', time.localtime(began + deadline))}")
+    return ", ".join(parts)
 
 
 def _write_outputs(result: RunReport, args: argparse.Namespace) -> None:
@@ -235,6 +271,10 @@ def _plain(text: object) -> Text:
 
 def _print_summary(result: RunReport) -> None:
     console = Console()
+    if result.not_run:
+        console.print(
+            Text.assemble(("INCOMPLETE", "red"), " ", _plain(reports.not_run_line(result)))
+        )
     table = Table(title=_plain(f"Rescind conformance: {result.implementation} {result.version}"))
     for column in ("source", "checks", "pass", "fail", "error", "n/a", "unsupported", "other"):
         table.add_column(column, justify="right" if column != "source" else "left")
@@ -265,7 +305,12 @@ def _print_summary(result: RunReport) -> None:
         console.print(Text.assemble(("driver protocol failure", "red"), " ", _plain(failure)))
     for note in result.notes:
         console.print(Text.assemble(("note", "yellow"), " ", _plain(note)))
-    verdict = {0: "[green]PASS[/green]", 1: "[red]FAIL[/red]", 2: "[red]HARNESS ERROR[/red]"}
+    verdict = {
+        0: "[green]PASS[/green]",
+        1: "[red]FAIL[/red]",
+        2: "[red]HARNESS ERROR[/red]",
+        4: "[red]INCOMPLETE[/red]",
+    }
     counts = ", ".join(f"{count} {status}" for status, count in sorted(result.counts().items()))
     console.print(
         f"{verdict[result.exit_code()]}  {len(result.results)} checks: {counts} "
