@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Sequence
+from typing import Final
 
 import attrs
 
@@ -25,7 +26,7 @@ from rescind.conformance.harness import DeadlineReached, Driver, HarnessFailure
 from rescind.conformance.harness.text import bound, short
 
 DriverFactory = Callable[[], Driver]
-NOT_RUN = "not-run"
+NOT_RUN: Final = "not-run"
 DEADLINE_MESSAGE = "deadline"
 Progress = Callable[[Check, Outcome], None]
 
