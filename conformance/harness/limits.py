@@ -37,7 +37,12 @@ _COMMA = ord(",")
 
 class ExpansionTooLarge(ValueError):
     """A ``repeat``/``count`` asks for more than ``MAX_EXPANSION_BYTES`` (or a count that is
-    not a non-negative integer); nothing was allocated."""
+    not a non-negative integer); nothing was allocated. ``where`` names it (``what`` given to
+    ``expand_*``, or the dotted path ``check_expansions`` found it at)."""
+
+    def __init__(self, message: str, where: str) -> None:
+        super().__init__(message)
+        self.where = where
 
 
 def reply_shape(
@@ -73,11 +78,12 @@ def reply_shape(
 
 def _units(count: object, unit_bytes: int, what: str) -> int:
     if not isinstance(count, int) or isinstance(count, bool) or count < 0:
-        raise ExpansionTooLarge(f"{what}: 'count' must be a non-negative integer")
+        raise ExpansionTooLarge(f"{what}: 'count' must be a non-negative integer", what)
     if count * max(unit_bytes, 1) > MAX_EXPANSION_BYTES:
         raise ExpansionTooLarge(
             f"{what}: {count} repetitions of {unit_bytes} bytes pass the expansion bound of "
-            f"{MAX_EXPANSION_BYTES} bytes"
+            f"{MAX_EXPANSION_BYTES} bytes",
+            what,
         )
     return count
 
@@ -106,9 +112,9 @@ def check_expansions(document: object, where: str = "") -> None:
                 size = len(str(unit).encode("utf-8", "surrogatepass"))
                 if "byte_hex" in node:
                     size //= 2
-                _units(node["count"], size, path or "/")
+                _units(node["count"], size, path or ".")
             if "trailing_spaces" in node:
-                _units(node["trailing_spaces"], 1, f"{path}/trailing_spaces")
-            stack.extend((value, f"{path}/{key}") for key, value in node.items())
+                _units(node["trailing_spaces"], 1, f"{path}.trailing_spaces")
+            stack.extend((value, f"{path}.{key}") for key, value in node.items())
         elif isinstance(node, list):
-            stack.extend((value, f"{path}/{index}") for index, value in enumerate(node))
+            stack.extend((value, f"{path}.{index}") for index, value in enumerate(node))
