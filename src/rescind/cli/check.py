@@ -228,6 +228,7 @@ def run(args: argparse.Namespace) -> int:
     lost = example_db.lost(scale.example_db)
     if lost is not None:
         result = attrs.evolve(result, notes=(*result.notes, lost))
+    result = attrs.evolve(result, notes=(*result.notes, *proofs.notes()))
     args.run_section = run_section(scale.seed, scale.shard, plan)
     _write_outputs(result, args)
     return result.exit_code()
