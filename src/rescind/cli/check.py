@@ -362,8 +362,9 @@ def _print_failures(console: Console, result: RunReport) -> None:
 
 
 def _print_failure(console: Console, item: Any, vectors: Any) -> None:
-    line = f" {item.check.id} ({item.check.rule}): {item.outcome.message}"
-    console.print(Text.assemble(("FAIL", "red"), _plain(line)))
+    # The message is cut on its own, so its marker's digest is the message's (as in JSON).
+    head = _plain(f" {item.check.id} ({item.check.rule}): ")
+    console.print(Text.assemble(("FAIL", "red"), head, _plain(item.outcome.message)))
     for detail in reports.failure_details(item, vectors):
         console.print(_plain(f"    {detail}"))
 
