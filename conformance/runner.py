@@ -122,12 +122,12 @@ def run_checks(
     driver_restrictions = driver.hello.restrictions if driver else frozenset()
     results: list[Result] = []
     for check in checks:
-        if stop_at is not None and time.monotonic() >= stop_at:
-            outcome = Outcome(NOT_RUN, DEADLINE_MESSAGE)
-        elif check.capability != "model" and check.capability not in capabilities:
+        if check.capability != "model" and check.capability not in capabilities:
             outcome = Outcome("not-applicable", f"capability {check.capability} not declared")
         elif check.profile is not None and check.profile not in declared_profiles:
             outcome = Outcome("not-applicable", f"profile {check.profile} not declared")
+        elif stop_at is not None and time.monotonic() >= stop_at:
+            outcome = Outcome(NOT_RUN, DEADLINE_MESSAGE)
         elif driver is None:
             outcome = Outcome("error", "no working driver")
         else:
@@ -139,7 +139,7 @@ def run_checks(
                 outcome = Outcome("error", str(failure))
                 driver.close()
                 driver = None
-                if restarts < max_restarts:
+                if restarts < max_restarts and (stop_at is None or time.monotonic() < stop_at):
                     restarts += 1
                     try:
                         driver = start()

@@ -49,17 +49,19 @@ def _probe(index: int, requests: int = 1) -> Check:
 def test_the_runner_stops_sending_at_the_deadline(tmp_path: Path) -> None:
     command = _slow_driver(tmp_path)
     started = time.monotonic()
-    # Each check asks ten times (3 s per check): the deadline cuts the second one mid-way.
+    # Each check asks four times (1.2 s per check, 24 s for all): the deadline cuts the run
+    # after a few checks, one of them mid-way. Generous margins: the machine may be loaded.
     report = run_checks(
-        [_probe(i, requests=10) for i in range(20)],
+        [_probe(i, requests=4) for i in range(20)],
         lambda: SubprocessDriver(command, timeout=10.0),
-        deadline=4.0,
+        deadline=6.0,
     )
-    assert time.monotonic() - started < 8.0
+    assert time.monotonic() - started < 10.0
     statuses = [result.outcome.status for result in report.results]
-    assert statuses[0] == "pass" and statuses[1:] == ["not-run"] * 19
-    assert all(r.outcome.message == "deadline" for r in report.results[1:])
-    assert report.not_run == 19 and report.exit_code() == 4
+    passed = statuses.count("pass")
+    assert 1 <= passed <= 5 and statuses == ["pass"] * passed + ["not-run"] * (20 - passed)
+    assert all(r.outcome.message == "deadline" for r in report.results[passed:])
+    assert report.not_run == 20 - passed and report.exit_code() == 4
     assert not report.harness_failures  # the deadline is not the driver's fault
 
 
@@ -145,3 +147,12 @@ def test_exploration_cut_by_the_deadline_is_not_run_not_an_error(tmp_path: Path)
     document = json.loads(report.read_text())
     assert not document["harnessFailures"]
     assert {check["status"] for check in document["checks"]} == {"not-run"}
+
+
+def test_after_the_deadline_an_undeclared_capability_is_still_not_applicable() -> None:
+    from rescind.conformance.driver import handle
+    from rescind.conformance.harness import InProcessDriver
+
+    undeclared = Check("other", "must", "CJ-1", "no-such-capability", "probe", _probe(0).run)
+    report = run_checks([_probe(0), undeclared], lambda: InProcessDriver(handle), deadline=0.0)
+    assert [r.outcome.status for r in report.results] == ["not-run", "not-applicable"]
