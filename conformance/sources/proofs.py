@@ -328,6 +328,17 @@ class ProofBatch:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
 
+    def abandon(self) -> None:
+        """Stop now: proofs still running are ended, not awaited (the run's deadline passed;
+        their checks are reported not run). The executor has no public way to end a running
+        task, so its worker processes are terminated before it is shut down."""
+        if self._pool is not None:
+            for process in list(getattr(self._pool, "_processes", {}).values()):
+                process.terminate()
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+            self._futures.clear()
+
 
 def _remote_result(future: Future[dict[str, CheckResult | None]], name: str) -> CheckResult | None:
     try:
@@ -389,6 +400,11 @@ class ProofRunner:
         self.answered += 1
         self.from_cache += proved.cached
         return proved
+
+    def abandon(self) -> None:
+        """End the background proofs without waiting for them (see ``ProofBatch.abandon``)."""
+        if self._batch is not None:
+            self._batch.abandon()
 
     def notes(self) -> list[str]:
         """What every report says about the cache: how many results came from it, whether it

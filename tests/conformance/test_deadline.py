@@ -8,6 +8,7 @@ without a deadline the ~300 canonical checks alone would take about 90 s.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -156,3 +157,22 @@ def test_after_the_deadline_an_undeclared_capability_is_still_not_applicable() -
     undeclared = Check("other", "must", "CJ-1", "no-such-capability", "probe", _probe(0).run)
     report = run_checks([_probe(0), undeclared], lambda: InProcessDriver(handle), deadline=0.0)
     assert [r.outcome.status for r in report.results] == ["not-run", "not-applicable"]
+
+
+def test_proofs_still_running_at_the_deadline_are_not_awaited(tmp_path: Path) -> None:
+    # A cold cache: the proofs take tens of seconds in their worker processes. Before, the
+    # run's reports came at the deadline but the process waited for every proof to end.
+    started = time.monotonic()
+    completed = subprocess.run(
+        [
+            *(sys.executable, "-m", "rescind", "check", "--explore-steps", "0", "--jobs", "2"),
+            *("--impl", _slow_driver(tmp_path), "--deadline", "2"),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+        env={**os.environ, "RESCIND_CACHE_DIR": str(tmp_path / "cold")},
+    )
+    assert completed.returncode == 4, completed.stdout + completed.stderr
+    assert time.monotonic() - started < 15.0

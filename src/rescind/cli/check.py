@@ -224,6 +224,8 @@ def run(args: argparse.Namespace) -> int:
         place = {id(check): number for number, check in enumerate(checks)}
         in_order = sorted(result.results, key=lambda item: place[id(item.check)])
         result = attrs.evolve(result, results=tuple(in_order))
+    if result.not_run:
+        proofs.abandon()  # past the deadline: proofs still running are not awaited
     explorer.close()
     lost = example_db.lost(scale.example_db)
     if lost is not None:
