@@ -25,6 +25,8 @@ from rescind.conformance.harness.text import visible
 from rescind.conformance.sources import proofs
 from rescind.model.checks import PASSING, Check, CheckResult
 
+MODEL_TEXT = 4096
+"""Characters of one detail or counterexample line shown (the model's own are under 500)."""
 _STYLE = {"proven": "green", "finding": "magenta", "violated": "bold red", "unknown": "yellow"}
 
 
@@ -183,13 +185,13 @@ def _print_report(
         # (CaseHub's COMPLETED -> COMPENSATING) that a rule admits, by name.
         console.print("\nnotes", markup=False)
         for check, result in notes:
-            console.print(Text(f"  {check.name}: {visible(result.detail)}"))
+            console.print(Text(f"  {check.name}: {visible(result.detail, limit=MODEL_TEXT)}"))
     for check, result in results:
         if result.status == "proven":
             continue
         # Result text is never read as Rich markup and shown visible (escapes written out).
         label = (
-            (" ", ("finding " + visible(result.finding), "magenta"))
+            (" ", ("finding " + visible(result.finding, limit=MODEL_TEXT), "magenta"))
             if result.status == "finding"
             else ("",)
         )
@@ -198,9 +200,9 @@ def _print_report(
             + Text(check.statement)
         )
         if result.detail:
-            console.print(Text(f"  {visible(result.detail)}"))
+            console.print(Text(f"  {visible(result.detail, limit=MODEL_TEXT)}"))
         for line in result.counterexample:
-            console.print(Text(f"  {visible(line)}"))
+            console.print(Text(f"  {visible(line, limit=MODEL_TEXT)}"))
     counts = {status: 0 for status in _STYLE}
     for _, result in results:
         counts[result.status] += 1
