@@ -11,8 +11,10 @@ capability but answered ``unsupported`` for the request, or for a trace step aft
 earlier step matched: it cannot express it; never a pass, never a failure), ``restricted`` (answered
 ``unsupported`` only where a restriction the driver declared excuses it: every gap it left is
 a shape of a declared restriction, ``harness.restrictions``), ``error`` (the driver broke the
-protocol during this check), and ``xfail``/``xpass`` for checks listed in an expected-failures
-file. ``unsupported`` is *unanswered*: it makes the claim of its capability partial (exit 3).
+protocol during this check), ``not-run`` (the run's ``--deadline`` passed before the check
+finished: never a pass, never a failure; the run exits 4), and ``xfail``/``xpass`` for checks
+listed in an expected-failures file. ``unsupported`` is *unanswered*: it makes the claim of its
+capability partial (exit 3).
 """
 
 from __future__ import annotations
@@ -32,7 +34,15 @@ REQUIRED_TIERS: frozenset[str] = frozenset({"must", "profile"})
 """Tiers whose failure fails the run. A ``profile`` check runs only for a driver that
 declares its profile (otherwise it is ``not-applicable``), and a declared profile is required."""
 Status = Literal[
-    "pass", "fail", "not-applicable", "unsupported", "restricted", "error", "xfail", "xpass"
+    "pass",
+    "fail",
+    "not-applicable",
+    "unsupported",
+    "restricted",
+    "error",
+    "xfail",
+    "xpass",
+    "not-run",
 ]
 UNANSWERED: Final = "unsupported"
 """The status of a check the driver left (partly) unanswered outside its restrictions."""

@@ -6,24 +6,34 @@ restarted, and the run continues; after ``max_restarts`` restarts the remaining 
 ``error`` too and the run is a harness failure (exit code 2). An exception from Rescind's
 own check code (not the driver's fault) makes that check an ``error`` and the run a harness
 failure too, but never ends the run without a report.
+
+With a ``deadline`` (seconds from the start), the driver is told the moment it passes
+(``Driver.stop_at``): nothing more is sent, a reply still awaited is given up, the check that
+was running and every check after it are ``not-run`` (message ``deadline``), and the run
+exits 4 unless something failed (docs/bounds.md).
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Sequence
+from typing import Final
 
 import attrs
 
 from rescind.conformance.checks import Check, Outcome, Result
-from rescind.conformance.harness import Driver, HarnessFailure
+from rescind.conformance.harness import DeadlineReached, Driver, HarnessFailure
 from rescind.conformance.harness.restrictions import all_excused, excused_by
 from rescind.conformance.harness.text import bound, short
 
 DriverFactory = Callable[[], Driver]
 EXIT_PARTIAL = 3
 """Nothing failed, but some required check was not answered (docs/driver-protocol.md,
-"Claims and exit codes")."""
+"Claims, classes and exit codes")."""
+EXIT_INCOMPLETE = 4
+"""The ``--deadline`` passed before every check ran."""
+NOT_RUN: Final = "not-run"
+DEADLINE_MESSAGE = "deadline"
 Progress = Callable[[Check, Outcome], None]
 
 
@@ -60,6 +70,8 @@ class RunReport:
     """The upstream source the driver says it is built from, ``repository@commit``."""
     held_to: int | None = None
     """The exit code once the run is held to the classes asked for (``report.claim``)."""
+    deadline: float | None = None
+    """The ``--deadline`` the run had, in seconds (``None``: none)."""
 
     @property
     def failed(self) -> bool:
@@ -74,6 +86,11 @@ class RunReport:
         """A required check the driver left (partly) unanswered outside its restrictions."""
         return any(result.unanswered for result in self.results)
 
+    @property
+    def not_run(self) -> int:
+        """Checks the deadline left without an answer."""
+        return sum(1 for result in self.results if result.outcome.status == NOT_RUN)
+
     def exit_code(self) -> int:
         """2 harness, 1 a required failure, 3 partial (``EXIT_PARTIAL``), else 0; or the code
         the run was held to (``held_to``: ``--claim``, ``--accept-partial``)."""
@@ -86,6 +103,8 @@ class RunReport:
             return 2
         if self.failed:
             return 1
+        if self.not_run:
+            return EXIT_INCOMPLETE
         return EXIT_PARTIAL if self.unanswered else 0
 
     def counts(self) -> dict[str, int]:
@@ -102,14 +121,22 @@ def run_checks(
     expected_failures: Iterable[str] = (),
     max_restarts: int = 3,
     progress: Progress | None = None,
+    deadline: float | None = None,
 ) -> RunReport:
     started = time.monotonic()
+    stop_at = None if deadline is None else started + deadline
+
+    def start() -> Driver:
+        started_driver = start_driver()
+        started_driver.stop_at = stop_at
+        return started_driver
+
     expected = set(expected_failures)
     failures: list[str] = []
     restarts = 0
     driver: Driver | None = None
     try:
-        driver = start_driver()
+        driver = start()
     except HarnessFailure as failure:
         failures.append(str(failure))
     # The first hello names the implementation, even if the driver is dead by the end.
@@ -123,6 +150,8 @@ def run_checks(
             outcome = Outcome("not-applicable", f"capability {check.capability} not declared")
         elif check.profile is not None and check.profile not in declared_profiles:
             outcome = Outcome("not-applicable", f"profile {check.profile} not declared")
+        elif stop_at is not None and time.monotonic() >= stop_at:
+            outcome = Outcome(NOT_RUN, DEADLINE_MESSAGE)
         elif driver is None:
             outcome = Outcome("error", "no working driver")
         else:
@@ -134,20 +163,26 @@ def run_checks(
                 outcome = Outcome("error", str(failure))
                 driver.close()
                 driver = None
-                if restarts < max_restarts:
+                if restarts < max_restarts and (stop_at is None or time.monotonic() < stop_at):
                     restarts += 1
                     try:
-                        driver = start_driver()
+                        driver = start()
                         hello = hello or driver.hello
                     except HarnessFailure as again:
                         failures.append(f"restart: {again}")
             except Exception as internal:
-                # A bug in Rescind's own check code (a generator, an interpreter): the run
-                # still ends with a report, this check is an error and the run a harness
-                # failure (exit 2); the driver did nothing wrong and is kept.
-                problem = f"internal error in Rescind: {type(internal).__name__}: {internal}"
-                failures.append(f"{check.id}: {problem}")
-                outcome = Outcome("error", problem)
+                if _caused_by_deadline(internal):
+                    # Directly, or wrapped by Hypothesis (exploration) in a FlakyFailure group.
+                    outcome = Outcome(NOT_RUN, DEADLINE_MESSAGE)
+                    driver.abandon()  # it may be half way through a request: not asked again
+                    driver = None
+                else:
+                    # A bug in Rescind's own check code (a generator, an interpreter): the run
+                    # still ends with a report, this check is an error and the run a harness
+                    # failure (exit 2); the driver did nothing wrong and is kept.
+                    problem = f"internal error in Rescind: {type(internal).__name__}: {internal}"
+                    failures.append(f"{check.id}: {problem}")
+                    outcome = Outcome("error", problem)
             outcome = attrs.evolve(outcome, seconds=time.monotonic() - begin)
         outcome = _excused(outcome, driver_restrictions)
         outcome = _apply_expectation(check, outcome, expected)
@@ -171,6 +206,7 @@ def run_checks(
             if hello and hello.upstream
             else None
         ),
+        deadline=deadline,
     )
 
 
@@ -186,6 +222,21 @@ def _excused(outcome: Outcome, declared: frozenset[str]) -> Outcome:
         message=f"restricted ({', '.join(names)}): {outcome.message}",
         restricted_by=names,
     )
+
+
+def _caused_by_deadline(error: BaseException) -> bool:
+    """Whether ``error`` is, wraps or groups a ``DeadlineReached`` (bounded walk)."""
+    pending: list[BaseException] = [error]
+    seen = 0
+    while pending and seen < 256:
+        current = pending.pop()
+        seen += 1
+        if isinstance(current, DeadlineReached):
+            return True
+        if isinstance(current, BaseExceptionGroup):
+            pending.extend(current.exceptions)
+        pending.extend(e for e in (current.__cause__, current.__context__) if e is not None)
+    return False
 
 
 def _apply_expectation(check: Check, outcome: Outcome, expected: set[str]) -> Outcome:

@@ -41,3 +41,7 @@ class Check:
     rule: str
     run: Callable[[], CheckResult] = attrs.field(eq=False, repr=False)
     group: str = "protocol"
+    expected_finding: str = ""
+    """The named lasso this check documents (docs/findings.md), if any: such a check is never
+    ``proven`` (it is a ``finding``, or ``violated`` once the lasso disappears), so a cached
+    ``proven`` for it is refused."""

@@ -588,6 +588,7 @@ def checks_for(profile: ProgressProfile) -> Sequence[Check]:
             rule=prop.rule,
             run=lambda prop=prop: run_progress(prop, system()),  # type: ignore[misc]
             group="progress",
+            expected_finding=profile.expected_findings.get(prop.name, ""),
         )
         for prop in PROPERTIES
     )

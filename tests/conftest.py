@@ -34,10 +34,14 @@ pytest_plugins = ["pytester"]
 def _session_proof_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Proof results are cached in a directory of this session only (subprocesses inherit
     it): tests never read a user's cache, and a test that must prove passes --no-cache or
-    its own RESCIND_CACHE_DIR."""
+    its own RESCIND_CACHE_DIR. That cache is this session's own, so it is read even where
+    CI is set (which otherwise turns reading off, docs/bounds.md): CI is unset meanwhile."""
     before = os.environ.get("RESCIND_CACHE_DIR")
+    ci = os.environ.pop("CI", None)
     os.environ["RESCIND_CACHE_DIR"] = str(tmp_path_factory.mktemp("rescind-cache"))
     yield
+    if ci is not None:
+        os.environ["CI"] = ci
     if before is None:
         del os.environ["RESCIND_CACHE_DIR"]
     else:

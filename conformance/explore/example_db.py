@@ -5,9 +5,11 @@ Redis server shared by every machine (``redis://[:password@]host:port[/db]``, ne
 
 The database is an aid, never a reason to lose a run: a Redis server that stops answering
 mid-run (killed, restarted, network gone) is dropped, the run continues without it, and the
-loss is said once on stderr and in every report (``GuardedDatabase.lost``). The Redis
-password never appears in a message: URLs are shown with it masked, and it is cut from any
-error text that quotes it.
+loss is said once on stderr and in every report (``GuardedDatabase.lost``). No secret of the
+URL appears in a message: URLs are shown through ``harness.redact.url_shown`` (user info and
+every query parameter hidden; a malformed URL as its scheme only), and ``redact.scrub`` cuts
+them from any error text that quotes them. A URL of another scheme is refused, never taken
+for a directory name.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from urllib.parse import urlparse
 
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 
+from rescind.conformance.harness.redact import is_url, scrub, url_shown
+
 DEFAULT_DIRECTORY = Path(".hypothesis") / "rescind-examples"
 NONE = "none"
 REDIS_TIMEOUT = 5.0
@@ -30,19 +34,12 @@ _T = TypeVar("_T")
 
 
 def redacted(url: str) -> str:
-    """``url`` with its password (if any) masked: what every message shows."""
-    parsed = urlparse(url)
-    if parsed.password is None:
-        return url
-    user = parsed.username or ""
-    host = parsed.netloc.rsplit("@", 1)[1]
-    return parsed._replace(netloc=f"{user}:***@{host}").geturl()
+    """``url`` as every message shows it (``harness.redact.url_shown``)."""
+    return url_shown(url)
 
 
 def _scrub(text: str, url: str) -> str:
-    password = urlparse(url).password
-    text = text.replace(url, redacted(url))
-    return text.replace(password, "***") if password else text
+    return scrub(text, url)
 
 
 class GuardedDatabase(ExampleDatabase):
@@ -106,6 +103,8 @@ def open_database(spec: str | None) -> ExampleDatabase | None:
         return None
     if spec.startswith("redis://"):
         return _redis(spec)
+    if is_url(spec):
+        raise ValueError(f"{url_shown(spec)} is neither a directory nor a redis:// URL")
     return DirectoryBasedExampleDatabase(str(Path(spec)))
 
 
@@ -116,6 +115,8 @@ def lost(database: ExampleDatabase | None) -> str | None:
 
 def _redis(url: str) -> ExampleDatabase:
     shown = redacted(url)
+    if shown.endswith("://…"):
+        raise ValueError(f"a Redis example database is redis://host:port[/db]; got {shown!r}")
     parsed = urlparse(url)
     if not parsed.hostname:
         raise ValueError(f"a Redis example database is redis://host:port[/db]; got {shown!r}")

@@ -8,7 +8,9 @@ in time), ``reply_too_large`` (a stdout line longer than ``max_reply_bytes``),
 asked), ``crashed`` (the process exited, or could not start; also when a child it forked still
 holds stdout), ``stdout_closed`` (stdout closed while the process kept running),
 ``reply_beyond_limits`` (valid JSON the runner cannot decode: nested deeper than its decoder
-follows, or an integer past Python's digit limit), ``bad_handshake`` and ``malformed_reply``.
+follows, or an integer past Python's digit limit), ``reply_too_complex`` (a line within the
+byte cap with more members or deeper nesting than ``limits`` allows, refused before it is
+decoded), ``bad_handshake`` and ``malformed_reply``.
 After any of them the process is killed with its whole process group: the driver runs in a
 session of its own, so children it forked never outlive the run. stderr, the driver's log
 channel, is drained all the time and its last 64 KiB are kept for the report.
@@ -30,6 +32,7 @@ from typing import Any
 import attrs
 
 from rescind.conformance.harness import restrictions as restriction_catalogue
+from rescind.conformance.harness.limits import MAX_REPLY_DEPTH, MAX_REPLY_MEMBERS, reply_shape
 from rescind.conformance.harness.pipes import (
     DeadlinePassed,
     EndOfStream,
@@ -47,6 +50,12 @@ MiB (canonical bytes of a 1 MiB payload, hex-encoded)."""
 _EXIT_GRACE = 1.0
 _EXIT_POLL = 0.25
 """While waiting for a reply, how often the runner looks whether the driver has exited."""
+
+
+class DeadlineReached(Exception):
+    """The run's overall deadline (``rescind check --deadline``) passed: nothing more is sent.
+    Not the driver's fault, so not a ``HarnessFailure``; the runner marks what is left
+    ``not-run``."""
 
 
 class HarnessFailure(Exception):
@@ -119,12 +128,23 @@ class Driver:
     """Anything that answers protocol requests: a subprocess or an in-process adapter."""
 
     hello: Hello
+    stop_at: float | None = None
+    """The run's deadline (``time.monotonic``): past it, ``request`` raises ``DeadlineReached``
+    instead of sending, and a reply still awaited is given up at that moment."""
 
     def request(self, op: str, args: Mapping[str, Any]) -> Reply:
         raise NotImplementedError
 
     def close(self) -> None:
         return None
+
+    def abandon(self) -> None:
+        """End the driver now, without the polite ``bye`` (a request may be half answered)."""
+        self.close()
+
+    def _stop_if_late(self, op: str) -> None:
+        if self.stop_at is not None and time.monotonic() >= self.stop_at:
+            raise DeadlineReached(f"the run's deadline passed before {op} was sent")
 
 
 class InProcessDriver(Driver):
@@ -136,6 +156,7 @@ class InProcessDriver(Driver):
         self.hello = _parse_hello(self._call("hello", {"protocol": DRIVER_PROTOCOL}))
 
     def _call(self, op: str, args: Mapping[str, Any]) -> Reply:
+        self._stop_if_late(op)
         self._next_id += 1
         try:
             message = self._handle({"id": self._next_id, "op": op, "args": args})
@@ -164,10 +185,13 @@ class SubprocessDriver(Driver):
         cwd: str | None = None,
         *,
         max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
+        max_reply_members: int = MAX_REPLY_MEMBERS,
+        max_reply_depth: int = MAX_REPLY_DEPTH,
     ) -> None:
         argv = shlex.split(command) if isinstance(command, str) else list(command)
         self.timeout = timeout
         self.max_reply_bytes = max_reply_bytes
+        self._shape_bounds = (max_reply_members, max_reply_depth)
         try:
             self.process = subprocess.Popen(
                 argv,
@@ -208,13 +232,17 @@ class SubprocessDriver(Driver):
         return HarnessFailure(kind, message, self.stderr_tail)
 
     def request(self, op: str, args: Mapping[str, Any]) -> Reply:
+        self._stop_if_late(op)
         self._next_id += 1
         request_id = self._next_id
         line = json.dumps({"id": request_id, "op": op, "args": args}, separators=(",", ":"))
         deadline = time.monotonic() + self.timeout
+        if self.stop_at is not None and self.stop_at < deadline:
+            deadline = self.stop_at
         try:
             self._writer.write(line.encode("utf-8") + b"\n", deadline)
         except DeadlinePassed:
+            self._stop_if_late(op)
             raise self._fail(
                 "timeout", f"driver did not read request {op} within {self.timeout:g} s"
             ) from None
@@ -259,6 +287,7 @@ class SubprocessDriver(Driver):
         try:
             raw = self._read_line(deadline, op)
         except DeadlinePassed:
+            self._stop_if_late(op)
             raise self._fail("timeout", f"no reply to {op} within {self.timeout:g} s") from None
         except LineTooLong as error:
             raise self._fail(
@@ -267,6 +296,13 @@ class SubprocessDriver(Driver):
             ) from None
         except EndOfStream:
             raise self._stdout_ended(op) from None
+        # Before decoding: decoding a line costs in proportion to its members, not its bytes.
+        beyond = reply_shape(raw, *self._shape_bounds)
+        if beyond is not None:
+            raise self._fail(
+                "reply_too_complex",
+                f"the reply to request {self._next_id} ({op}, {len(raw)} bytes) {beyond}",
+            )
         try:
             message = json.loads(raw)
         except RecursionError:
@@ -310,9 +346,17 @@ class SubprocessDriver(Driver):
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, signal.SIGKILL)
 
+    def abandon(self) -> None:
+        self._kill()
+        self._reader.close()
+        self._writer.close()
+
     def close(self) -> None:
+        if self.stop_at is not None and time.monotonic() >= self.stop_at:
+            self.abandon()  # past the run's deadline: no bye, no grace period
+            return
         if self.process.poll() is None:
-            with contextlib.suppress(HarnessFailure):
+            with contextlib.suppress(HarnessFailure, DeadlineReached):
                 self.request("bye", {})
             try:
                 assert self.process.stdin is not None

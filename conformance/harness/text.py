@@ -7,10 +7,13 @@ characters XML 1.0 forbids (C0 controls, U+FFFE, U+FFFF), Rich markup (``[/]``),
 HTML, and it may be 256 KiB long. So:
 
 - ``short`` bounds one string the way the comparison bounds values: past ``MAX_STRING``
-  characters it keeps the first ``STRING_PREFIX`` and its length (``"abc…(5000 chars)"``);
-  ``bound`` does the same for messages, with ``MAX_MESSAGE``. Outcomes, run reports and
-  comparisons bound at construction, so no report carries more (``checks.Outcome``,
-  ``runner.RunReport``, ``comparison``).
+  characters it keeps the first ``STRING_PREFIX`` and its length (``"abc…(5000 chars)"``).
+  ``bound`` does the same for messages and adds a digest of the whole text
+  (``"abc…(5000 chars, sha256 0123456789ab)"``), so two cut messages can still be told apart
+  or matched with the JSON report. Outcomes and run reports keep messages up to
+  ``MAX_KEPT`` characters (the JSON report carries them whole); every view a person reads
+  (terminal, Markdown, HTML, JUnit) shows at most ``MAX_SHOWN``: the cost of a report no
+  longer grows with what a driver says.
 - ``visible`` replaces every character that is not printable text with an escape that shows
   what it was: lone surrogates (``\\ud800``), C0 and C1 controls and DEL (``\\x1b``, ``\\r``,
   ``\\n``), Unicode noncharacters (``\\ufffe``) and the bidirectional overrides that reorder
@@ -24,14 +27,19 @@ HTML, and it may be 256 KiB long. So:
 
 from __future__ import annotations
 
+import hashlib
 import re
 from typing import Final
 
 MAX_STRING: Final = 120
 """Strings longer than this are shown as their first ``STRING_PREFIX`` characters + length."""
 STRING_PREFIX: Final = 64
-MAX_MESSAGE: Final = 2048
-"""A check's message, a harness failure or a note keeps at most this many characters."""
+MAX_KEPT: Final = 16384
+"""A check's message, a harness failure or a note keeps at most this many characters (the JSON
+report shows them as kept)."""
+MAX_MESSAGE: Final = MAX_KEPT
+MAX_SHOWN: Final = 512
+"""Terminal, Markdown, HTML and JUnit show at most this many characters of one message."""
 MESSAGE_PREFIX: Final = 1024
 
 _NONCHARACTER = "\ufdd0-\ufdef\ufffe\uffff"
@@ -54,11 +62,14 @@ def short(text: str) -> tuple[str, bool]:
     return f"{text[:STRING_PREFIX]}…({len(text)} chars)", True
 
 
-def bound(text: str, limit: int = MAX_MESSAGE) -> str:
-    """``text`` bounded to about ``limit`` characters: a prefix, then the length."""
+def bound(text: str, limit: int = MAX_KEPT) -> str:
+    """``text`` bounded to about ``limit`` characters: a prefix, then the length and a digest
+    of the whole text."""
     if len(text) <= limit:
         return text
-    return f"{text[: min(MESSAGE_PREFIX, limit // 2)]}…({len(text)} chars)"
+    whole = text.encode("utf-8", "surrogatepass")
+    digest = hashlib.sha256(whole).hexdigest()[:12]
+    return f"{text[: min(MESSAGE_PREFIX, limit // 2)]}…({len(text)} chars, sha256 {digest})"
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -74,7 +85,7 @@ def _escape(match: re.Match[str]) -> str:
     return f"\\U{point:08x}"
 
 
-def visible(text: object, *, limit: int = MAX_MESSAGE, keep_lines: bool = False) -> str:
+def visible(text: object, *, limit: int = MAX_SHOWN, keep_lines: bool = False) -> str:
     """``text`` bounded and with every non-text character escaped (see the module doc);
     ``keep_lines`` keeps newlines and tabs (for a ``<pre>`` block), never ``\\r``."""
     pattern = _NOT_TEXT_KEEP_LINES if keep_lines else _NOT_TEXT
@@ -85,7 +96,7 @@ _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()!|~<>&:])")
 _WWW = re.compile(r"(www)\.", re.IGNORECASE)
 
 
-def markdown(text: object, *, limit: int = MAX_MESSAGE) -> str:
+def markdown(text: object, *, limit: int = MAX_SHOWN) -> str:
     """Visible text that Markdown renders as itself, inside a line (never at its start):
     every character that could start a link, an image, emphasis, raw HTML, an entity, a
     table cell or an autolink (``:``, ``www.``) is backslash-escaped, and ``<``, ``>`` and

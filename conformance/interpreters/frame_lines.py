@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from rescind.conformance.harness.limits import expand_text
 from rescind.reference.digests import frame_auth_payload
 from rescind.reference.frames import PipeBootstrap, SessionRole, compute_tag
 from rescind.reference.numbers import NumberMode
@@ -28,7 +29,7 @@ def run_message(case: Mapping[str, Any]) -> dict[str, Any]:
     text = (
         line
         if isinstance(line, str)
-        else line["prefix"] + line["repeat"] * line["count"] + line["suffix"]
+        else line["prefix"] + expand_text(line["repeat"], line["count"], "line") + line["suffix"]
     )
     return {"encoded": encode_message_line(decode_message_line(text, _mode(case)))}
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from rescind.conformance.harness.limits import expand_text
 from rescind.reference.errors import RescindError
 from rescind.reference.host.ledger import WorkflowOperationLedger
 
@@ -12,7 +13,7 @@ _DETAILS = ("actual", "maximum", "estimate", "version")
 
 
 def run(case: Mapping[str, Any]) -> dict[str, Any]:
-    source = case["text"] + " " * case.get("trailing_spaces", 0)
+    source = case["text"] + expand_text(" ", case.get("trailing_spaces", 0), "trailing_spaces")
     decoded = WorkflowOperationLedger.from_json(source)
     out: dict[str, Any] = {"revision": decoded.revision, "operations": len(decoded.operations)}
     try:

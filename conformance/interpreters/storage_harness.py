@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 import attrs
 
+from rescind.conformance.harness.limits import expand_bytes
 from rescind.reference.errors import RescindError
 from rescind.reference.storage.authenticated import AuthenticatedStore
 from rescind.reference.storage.envelope import (
@@ -60,7 +61,7 @@ class Backend(Store, FaultInjectable, Protocol):
 def payload_of(spec: Mapping[str, Any]) -> bytes:
     if "payload_fill" in spec:
         fill = spec["payload_fill"]
-        return bytes.fromhex(fill["byte_hex"]) * int(fill["count"])
+        return expand_bytes(bytes.fromhex(fill["byte_hex"]), fill["count"], "payload_fill")
     return bytes.fromhex(spec["payload_hex"])
 
 
@@ -74,7 +75,7 @@ def record_of(segments: Sequence[Any] | None) -> bytes | None:
         elif "hex" in segment:
             parts.append(bytes.fromhex(segment["hex"]))
         else:
-            parts.append(segment["repeat"].encode("utf-8") * int(segment["count"]))
+            parts.append(expand_bytes(segment["repeat"].encode("utf-8"), segment["count"]))
     return b"".join(parts)
 
 

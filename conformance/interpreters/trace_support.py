@@ -16,6 +16,7 @@ from typing import Any
 
 import attrs
 
+from rescind.conformance.harness.limits import expand_text
 from rescind.reference.grants import CapabilityGrant
 from rescind.reference.host.compensation import WorkflowCompensationAction
 from rescind.reference.host.engine import WorkflowEngine
@@ -38,7 +39,7 @@ def bytes_arg(spec: object) -> bytes:
         if "hex" in spec:
             return bytes.fromhex(str(spec["hex"]))
         if "repeat" in spec:
-            return (str(spec["repeat"]) * int(spec["count"])).encode("utf-8")
+            return expand_text(str(spec["repeat"]), spec["count"]).encode("utf-8")
     raise TraceFormatError(f"not a byte string spec: {spec!r}")
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 import attrs
 
+from rescind.conformance.harness.limits import expand_text
 from rescind.reference.errors import RescindError
 from rescind.reference.grants import CapabilityGrant
 from rescind.reference.manifest import SessionManifest
@@ -83,7 +84,7 @@ def text_of(spec: str | Mapping[str, Any]) -> str:
         return spec
     parts = (
         str(spec.get("prefix", "")),
-        str(spec.get("repeat", "")) * int(spec.get("count", 0)),
+        expand_text(str(spec.get("repeat", "")), spec.get("count", 0)),
         str(spec.get("suffix", "")),
     )
     return "".join(parts)

@@ -216,6 +216,9 @@ class Claim:
     """The suite's own model proofs (no capability: they run in process)."""
     restricted_by: Mapping[str, int]
     """Per declared restriction: how many checks it excused."""
+    not_run: int = 0
+    """Checks the run's deadline left without an answer."""
+    total: int = 0
 
     def part(self, name: str) -> Part:
         return next(part for part in self.classes if part.name == name)
@@ -240,6 +243,7 @@ class Claim:
             "capabilityStatus": [part.to_json() for part in self.capability_parts],
             "profileStatus": [part.to_json() for part in self.profile_parts],
             "model": self.model.to_json(),
+            "notRun": self.not_run,
         }
 
 
@@ -325,6 +329,8 @@ def claim_of(report: RunReport) -> Claim:
         profile_parts=profile_parts,
         model=tally(model),
         restricted_by=restricted_by,
+        not_run=report.not_run,
+        total=len(report.results),
     )
 
 
@@ -382,7 +388,10 @@ def headline(claim: Claim) -> str:
     that is claimed (its status, and for a partial or failing one what was not answered)."""
     upstream = f" (upstream {claim.upstream})" if claim.upstream else ""
     classes = "; ".join(_class_words(part) for part in claim.classes)
-    return f"{claim.verdict} {claim.implementation} {claim.version}{upstream}: {classes}"
+    not_run = (
+        f" ({claim.not_run} of {claim.total} checks not run: deadline)" if claim.not_run else ""
+    )
+    return f"{claim.verdict}{not_run} {claim.implementation} {claim.version}{upstream}: {classes}"
 
 
 def _class_words(part: Part) -> str:

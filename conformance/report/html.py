@@ -29,6 +29,7 @@ from rescind.conformance.report.run import (
     PROVENANCE_LABELS,
     SUMMARY_STATUSES,
     counts_by_provenance,
+    not_run_line,
     provenance_of,
     vector_tests,
 )
@@ -49,6 +50,12 @@ def _e(value: object) -> str:
     """Text made visible (``drivertext.visible``: no lone surrogate, control or bidi override
     reaches the page) and escaped: nothing from the run can become markup."""
     return html.escape(visible(value, limit=_PAGE_TEXT, keep_lines=True), quote=True)
+
+
+def _said(value: object) -> str:
+    """A message (a check's, a note, a harness failure): at most ``MAX_SHOWN`` characters on
+    the page, with the length and a digest of the whole (the JSON report has all of it)."""
+    return html.escape(visible(value, keep_lines=True), quote=True)
 
 
 @attrs.frozen
@@ -294,6 +301,11 @@ def _header(report: RunReport, verdict: str, passed: bool) -> list[str]:
         f'<span class="verdict {"pass" if passed else "fail"}" id="verdict">{_e(verdict)}</span>'
         "</h1>",
         '<dl class="meta">',
+        *(
+            [f'<dt>not run</dt><dd id="not-run">{_e(not_run_line(report))}</dd>']
+            if report.not_run
+            else []
+        ),
         f"<dt>checks</dt><dd>{len(report.results)}: {counts}</dd>",
         f"<dt>exit code</dt><dd>{report.exit_code()}</dd>",
         f"<dt>capabilities</dt><dd>{_e(', '.join(report.capabilities) or 'none')}</dd>",
@@ -427,14 +439,14 @@ def _matrix(report: RunReport) -> list[str]:
 def _notes(report: RunReport) -> list[str]:
     if not report.notes:
         return []
-    items = "".join(f"<li>{_e(note)}</li>" for note in report.notes)
+    items = "".join(f"<li>{_said(note)}</li>" for note in report.notes)
     return [f'<section id="notes"><h2>Notes</h2><ul>{items}</ul></section>']
 
 
 def _harness(report: RunReport) -> list[str]:
     if not report.harness_failures:
         return []
-    items = "".join(f"<li><pre>{_e(failure)}</pre></li>" for failure in report.harness_failures)
+    items = "".join(f"<li><pre>{_said(failure)}</pre></li>" for failure in report.harness_failures)
     return [f'<section id="harness"><h2>Driver protocol failures</h2><ul>{items}</ul></section>']
 
 
@@ -467,7 +479,7 @@ def _failure(result: Result, vectors: Mapping[str, Mapping[str, Any]]) -> list[s
     if check.description:
         lines.append(f"<dt>checks that</dt><dd>{_e(check.description)}</dd>")
     lines.append("</dl>")
-    lines.append(f'<pre class="message">{_e(outcome.message)}</pre>')
+    lines.append(f'<pre class="message">{_said(outcome.message)}</pre>')
     evidence = evidence_of(result, vectors)
     difference = None if outcome.comparison else difference_of(outcome.message)
     if outcome.comparison is not None:

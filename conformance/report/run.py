@@ -30,7 +30,13 @@ from rescind.conformance.vectors.checks import load_vector_files
 
 PROVENANCE_LABELS: tuple[str, ...] = (*KINDS, NOT_A_VECTOR)
 SUMMARY_STATUSES: tuple[str, ...] = ("pass", "fail", "not-applicable", "unsupported", "restricted")
-SKIPPED_STATUSES: tuple[str, ...] = ("not-applicable", "unsupported", "restricted", "xfail")
+SKIPPED_STATUSES: tuple[str, ...] = (
+    "not-applicable",
+    "unsupported",
+    "restricted",
+    "xfail",
+    "not-run",
+)
 """Reported as skipped (with the status and the reason) in JUnit: neither a pass nor a failure."""
 
 
@@ -59,6 +65,8 @@ def to_json(report: RunReport) -> dict[str, Any]:
         "upstream": report.upstream,
         "passed": code == 0,
         "exitCode": code,
+        "notRun": report.not_run,
+        "deadline": report.deadline,
         "counts": report.counts(),
         "countsByProvenance": counts_by_provenance(report),
         "harnessFailures": list(report.harness_failures),
@@ -287,6 +295,15 @@ def write_junit(report: RunReport, path: Path) -> None:
     ElementTree.ElementTree(suites).write(path, encoding="utf-8", xml_declaration=True)
 
 
+def not_run_line(report: RunReport) -> str:
+    """The first line of every report of a run the deadline cut short."""
+    limit = f"the deadline of {report.deadline:g} s" if report.deadline else "the deadline"
+    return (
+        f"{report.not_run} of {len(report.results)} checks not run: {limit} passed "
+        "(exit code 4; --deadline sets it)"
+    )
+
+
 def to_markdown(report: RunReport) -> str:
     counts = report.counts()
     claim = claim_of(report)
@@ -303,6 +320,7 @@ def to_markdown(report: RunReport) -> str:
             for part in claim.classes
         ),
         "",
+        *([f"**{markdown(not_run_line(report))}**", ""] if report.not_run else []),
         "| status | checks |",
         "|---|---|",
         *(f"| {markdown(status)} | {count} |" for status, count in sorted(counts.items())),

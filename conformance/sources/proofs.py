@@ -9,9 +9,26 @@ and the Rescind version: any edit of the model gives a new digest, so a stale re
 read. The cache directory is ``$RESCIND_CACHE_DIR``, else ``$XDG_CACHE_HOME/rescind``, else
 ``~/.cache/rescind``: a user directory, never the installed package. ``violated`` and
 ``unknown`` results are never stored (an ``unknown`` can be a timeout of a loaded machine).
-An entry that cannot be read or does not have the expected shape is ignored and rewritten;
-a cache that cannot be written is skipped silently (it only saves time). ``--no-cache``
+A cache that cannot be written is skipped silently (it only saves time). ``--no-cache``
 forces a real proof of every check.
+
+**The cache is a file anyone can write** (a CI cache restored from another branch, say), so
+an entry is a claim, read as hostile data (docs/bounds.md):
+
+- a path that is not a regular file (a FIFO, a device) is refused without being opened, and
+  an entry larger than ``MAX_ENTRY_BYTES`` is not read;
+- an entry that does not parse, holds a member of the wrong type (``seconds`` must be a
+  finite, non-negative number: NaN is refused), or does not name this check, this digest and
+  this z3 and Rescind version is ignored with a warning (``ProofCache.warnings``) and the
+  check is proved again;
+- only ``proven`` results are served from the cache. A finding is always derived again: its
+  counterexample is what the model gives now (its lasso is tried first on the recorded
+  schedule, which is fast), never text from the file. Verifying a cached ``proven`` would
+  cost the proof itself, so it is trusted only because the digest covers everything a proof
+  reads (the model imports nothing outside ``rescind.model``, ``rescind.tables`` and z3:
+  an import-linter contract) — and, under ``CI``, only when ``--cache`` asks for it;
+- with ``CI`` set in the environment the cache is written but not read unless ``--cache``
+  is given (``read=False``).
 
 **Processes.** Checks missing from the cache run in ``jobs`` worker processes (a forkserver
 that imports the proof modules once); each worker discovers the checks itself and runs them
@@ -23,10 +40,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import multiprocessing
 import os
 import platform
 import re
+import stat
 import sys
 import tempfile
 import time
@@ -40,8 +59,12 @@ import attrs
 from rescind import __version__
 from rescind.model.checks import PASSING, Check, CheckResult
 
-FORMAT = 1
+FORMAT = 2
 """The layout of a cache entry; a new layout is a new digest."""
+MAX_ENTRY_BYTES = 1 << 20
+"""A proven entry holds a few notes; anything larger is not read."""
+SERVED: frozenset[str] = frozenset({"proven"})
+"""Statuses read back from the cache (a finding is always derived again, see above)."""
 _SAFE = re.compile(r"[^A-Za-z0-9._@+-]")
 
 
@@ -53,15 +76,20 @@ def default_cache_dir() -> Path:
     return (Path(base) if base else Path.home() / ".cache") / "rescind"
 
 
+def solver_version() -> str:
+    import z3
+
+    return str(z3.get_version_string())
+
+
 def source_digest() -> str:
     """A digest of what a proof result depends on (see the module docstring)."""
-    import z3
 
     import rescind.model
     import rescind.tables
 
     digest = hashlib.sha256()
-    parts = [f"format {FORMAT}", f"rescind {__version__}", f"z3 {z3.get_version_string()}"]
+    parts = [f"format {FORMAT}", f"rescind {__version__}", f"z3 {solver_version()}"]
     parts.append(f"python {platform.python_implementation()} {sys.version_info[:2]}")
     for part in parts:
         digest.update(part.encode() + b"\n")
@@ -73,43 +101,98 @@ def source_digest() -> str:
     return digest.hexdigest()[:32]
 
 
+class CacheEntryRefused(ValueError):
+    """Why one cache entry is not used (the text of its warning)."""
+
+
 @attrs.frozen
 class ProofCache:
     directory: Path
     """``<cache dir>/proofs/<digest>``."""
+    read: bool = True
+    """False: results are stored but never read back (``CI`` set without ``--cache``)."""
+    warnings: list[str] = attrs.field(factory=list, eq=False)
+    """One line per entry that was ignored, for stderr and the reports."""
 
     @classmethod
-    def open(cls, root: Path | None = None) -> ProofCache:
+    def open(cls, root: Path | None = None, *, read: bool = True) -> ProofCache:
         base = default_cache_dir() if root is None else root
-        return cls(base / "proofs" / source_digest())
+        return cls(base / "proofs" / source_digest(), read)
+
+    @property
+    def digest(self) -> str:
+        return self.directory.name
 
     def _path(self, name: str) -> Path:
         return self.directory / f"{_SAFE.sub('_', name)}.json"
 
-    def load(self, name: str) -> CheckResult | None:
-        """The stored result of check ``name``, or None (absent, unreadable or malformed)."""
+    def load(self, name: str, *, expected_finding: str = "") -> CheckResult | None:
+        """The stored ``proven`` result of check ``name``, or None: absent, not read (see
+        ``read``), or refused with a warning (see the module docstring)."""
+        if not self.read:
+            return None
+        path = self._path(name)
         try:
-            entry = json.loads(self._path(name).read_text(encoding="utf-8"))
-            if entry["check"] != name or entry["status"] not in PASSING:
-                return None
-            lines = entry["counterexample"]
-            if not isinstance(lines, list) or not all(isinstance(x, str) for x in lines):
-                return None
-            return CheckResult(
-                entry["status"],
-                float(entry["seconds"]),
-                tuple(lines),
-                str(entry["detail"]),
-                str(entry["finding"]),
-            )
-        except (OSError, ValueError, KeyError, TypeError):
+            return self._entry(name, _read_regular(path), expected_finding)
+        except FileNotFoundError:
+            return None
+        except (OSError, CacheEntryRefused) as error:
+            reason = error.strerror if isinstance(error, OSError) else str(error)
+            self.warnings.append(f"proof cache entry {path.name} ignored: {reason}")
             return None
 
+    def _entry(self, name: str, data: bytes, expected_finding: str) -> CheckResult | None:
+        try:
+            entry = json.loads(data)
+        except (ValueError, RecursionError):
+            raise CacheEntryRefused("not JSON") from None
+        if not isinstance(entry, dict):
+            raise CacheEntryRefused("not a JSON object")
+        expected = {
+            "format": FORMAT,
+            "check": name,
+            "digest": self.digest,
+            "z3": solver_version(),
+            "rescind": __version__,
+        }
+        for member, value in expected.items():
+            if entry.get(member) != value:
+                raise CacheEntryRefused(f"'{member}' does not match this model and solver")
+        status, seconds = entry.get("status"), entry.get("seconds")
+        if status not in PASSING:
+            raise CacheEntryRefused("'status' is not a passing status")
+        if status not in SERVED:
+            return None  # a finding: derived again, never shown from the file
+        if expected_finding:
+            raise CacheEntryRefused(
+                f"'proven' for a check that documents the finding {expected_finding}"
+            )
+        if not isinstance(seconds, int | float) or isinstance(seconds, bool):
+            raise CacheEntryRefused("'seconds' is not a number")
+        if not math.isfinite(seconds) or seconds < 0:
+            raise CacheEntryRefused("'seconds' is not a finite, non-negative number")
+        lines, detail, finding = (
+            entry.get("counterexample"),
+            entry.get("detail"),
+            entry.get("finding"),
+        )
+        if not isinstance(lines, list) or not all(isinstance(line, str) for line in lines):
+            raise CacheEntryRefused("'counterexample' is not a list of strings")
+        if not isinstance(detail, str) or not isinstance(finding, str):
+            raise CacheEntryRefused("'detail' or 'finding' is not a string")
+        if lines or finding:
+            raise CacheEntryRefused("a proven result with a counterexample or a finding")
+        return CheckResult("proven", float(seconds), (), detail, "")
+
     def store(self, name: str, result: CheckResult) -> None:
-        if result.status not in PASSING:
+        if result.status not in SERVED:
             return
         entry = {
+            "format": FORMAT,
             "check": name,
+            "digest": self.digest,
+            "z3": solver_version(),
+            "rescind": __version__,
             "status": result.status,
             "seconds": round(result.seconds, 4),
             "counterexample": list(result.counterexample),
@@ -124,6 +207,23 @@ class ProofCache:
             os.replace(temporary, self._path(name))
         except OSError:
             return
+
+
+def _read_regular(path: Path) -> bytes:
+    """The bytes of ``path`` if it is a regular file of at most ``MAX_ENTRY_BYTES``. A FIFO or
+    a device is refused from its ``stat``, before any ``open`` (opening one can block or act);
+    the file is then opened non-blocking and checked again, in case it was swapped."""
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise CacheEntryRefused("not a regular file (refused unopened)")
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    with os.fdopen(descriptor, "rb") as stream:
+        status = os.fstat(stream.fileno())
+        if not stat.S_ISREG(status.st_mode):
+            raise CacheEntryRefused("not a regular file")
+        data = stream.read(MAX_ENTRY_BYTES + 1)
+    if len(data) > MAX_ENTRY_BYTES:
+        raise CacheEntryRefused(f"larger than {MAX_ENTRY_BYTES} bytes")
+    return data
 
 
 def run_check(check: Check) -> CheckResult:
@@ -185,7 +285,11 @@ class ProofBatch:
         self._checks = {check.name: check for check in checks}
         missing = []
         for check in checks:
-            stored = cache.load(check.name) if cache is not None else None
+            stored = (
+                cache.load(check.name, expected_finding=check.expected_finding)
+                if cache is not None
+                else None
+            )
             if stored is not None:
                 self._done[check.name] = Proved(stored, cached=True)
             else:
@@ -223,6 +327,17 @@ class ProofBatch:
                 future.cancel()
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+
+    def abandon(self) -> None:
+        """Stop now: proofs still running are ended, not awaited (the run's deadline passed;
+        their checks are reported not run). The executor has no public way to end a running
+        task, so its worker processes are terminated before it is shut down."""
+        if self._pool is not None:
+            for process in list(getattr(self._pool, "_processes", {}).values()):
+                process.terminate()
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+            self._futures.clear()
 
 
 def _remote_result(future: Future[dict[str, CheckResult | None]], name: str) -> CheckResult | None:
@@ -264,6 +379,8 @@ class ProofRunner:
         self._known: dict[str, Check] = {}
         self._batch: ProofBatch | None = None
         self._started: frozenset[str] = frozenset()
+        self.answered = 0
+        self.from_cache = 0
 
     @property
     def cache(self) -> ProofCache | None:
@@ -282,5 +399,32 @@ class ProofRunner:
 
     def result(self, check: Check) -> Proved:
         if self._batch is not None and check.name in self._started:
-            return self._batch.result(check.name)
-        return ProofBatch([check], cache=self._cache).result(check.name)
+            proved = self._batch.result(check.name)
+        else:
+            proved = ProofBatch([check], cache=self._cache).result(check.name)
+        self.answered += 1
+        self.from_cache += proved.cached
+        return proved
+
+    def abandon(self) -> None:
+        """End the background proofs without waiting for them (see ``ProofBatch.abandon``)."""
+        if self._batch is not None:
+            self._batch.abandon()
+
+    def notes(self) -> list[str]:
+        """What every report says about the cache: how many results came from it, whether it
+        was read at all, and every entry it ignored."""
+        if not self.answered:
+            return []
+        return cache_notes(self._cache, self.from_cache, self.answered)
+
+
+def cache_notes(cache: ProofCache | None, from_cache: int, answered: int) -> list[str]:
+    if cache is None:
+        said = "not used (--no-cache)"
+    elif not cache.read:
+        said = "not read: CI is set in the environment (--cache reads it)"
+    else:
+        said = "only proven results are read; findings are derived again"
+    lines = [f"proof cache: {from_cache} of {answered} model results read from it; {said}"]
+    return lines + (cache.warnings if cache is not None else [])

@@ -214,22 +214,42 @@ def _tests_by_id(generated: Mapping[str, str]) -> dict[str, tuple[str, dict[str,
     return found
 
 
-def _load_registry(directory: Path) -> dict[str, dict[str, str]]:
+class RegistryUnreadable(ValueError):
+    """``registry.json`` in the target directory is not a registry: it is refused with a
+    sentence (nothing is written), never read half-way."""
+
+
+def _registry_document(directory: Path) -> dict[str, Any]:
     path = directory / REGISTRY_NAME
     if not path.exists():
-        return {}
-    document = json.loads(path.read_text(encoding="utf-8"))
-    ids: dict[str, dict[str, str]] = document["ids"]
+        return {"ids": {}}
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError) as error:
+        raise RegistryUnreadable(
+            f"{path} cannot be read as JSON ({type(error).__name__})"
+        ) from None
+    if not isinstance(document, dict) or not isinstance(document.get("ids"), dict):
+        raise RegistryUnreadable(f"{path} is not a test-id registry: it has no 'ids' object")
+    for section in ("ids", "retired"):
+        entries = document.get(section, {})
+        if not isinstance(entries, dict) or not all(
+            isinstance(entry, dict) and all(isinstance(v, str) for v in entry.values())
+            for entry in entries.values()
+        ):
+            raise RegistryUnreadable(f"{path}: '{section}' must map test ids to string fields")
+    if not all(isinstance(entry.get("meaning"), str) for entry in document["ids"].values()):
+        raise RegistryUnreadable(f"{path}: every entry of 'ids' needs a string 'meaning'")
+    return document
+
+
+def _load_registry(directory: Path) -> dict[str, dict[str, str]]:
+    ids: dict[str, dict[str, str]] = _registry_document(directory)["ids"]
     return ids
 
 
 def _load_retired(directory: Path) -> dict[str, dict[str, str]]:
-    path = directory / REGISTRY_NAME
-    if not path.exists():
-        return {}
-    retired: dict[str, dict[str, str]] = json.loads(path.read_text(encoding="utf-8")).get(
-        "retired", {}
-    )
+    retired: dict[str, dict[str, str]] = _registry_document(directory).get("retired", {})
     return retired
 
 
@@ -295,7 +315,10 @@ def export(directory: Path, observations: Sequence[Observation] | None = None) -
         return problems
     generated = generate(files)
     tests = _tests_by_id(generated)
-    registry = _load_registry(directory)
+    try:
+        registry = _load_registry(directory)
+    except RegistryUnreadable as error:
+        return [str(error)]
     retired = retired_by_id()
     problems = registry_problems(registry, tests, retired)
     problems.extend(retired_section_problems(_load_retired(directory), retired))
@@ -372,7 +395,10 @@ def check(directory: Path, observations: Sequence[Observation] | None = None) ->
         tests = _tests_by_id(generated)
     except ValueError as exc:
         return [*problems, str(exc)]
-    registry = _load_registry(directory)
+    try:
+        registry = _load_registry(directory)
+    except RegistryUnreadable as error:
+        return [*problems, str(error)]
     retired = retired_by_id()
     problems.extend(registry_problems(registry, tests, retired))
     recorded = _load_retired(directory)

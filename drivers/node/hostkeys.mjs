@@ -16,13 +16,20 @@ const MAX_STEPS = 1024;
 const MAX_SOURCE_BYTES = 1048576;
 const MAX_INPUT_BYTES = 262144;
 const MAX_NONCE_BYTES = 128;
+const MAX_EXPANSION_BYTES = 2 * 1048576;
 
 /** A byte string argument: a UTF-8 string, `{"hex": ...}` or `{"repeat": text, "count": n}`. */
 function byteString(value) {
   if (typeof value === 'string') return utf8(value);
   const spec = fields(value);
   if (spec.hex !== undefined) return Buffer.from(spec.hex, 'hex');
-  return utf8(spec.repeat.repeat(integer(spec.count)));
+  const unit = utf8(spec.repeat);
+  const count = integer(spec.count);
+  // Bounded before allocation (docs/bounds.md): twice the 1 MiB frame cap.
+  if (!Number.isSafeInteger(count) || count < 0 || count * Math.max(unit.length, 1) > MAX_EXPANSION_BYTES) {
+    throw new DriverError('bad_request');
+  }
+  return utf8(spec.repeat.repeat(count));
 }
 
 /**

@@ -73,7 +73,7 @@ def test_light_defaults_equal_the_suite_s() -> None:
     assert _options.DEFAULT_EXPLORE_STEPS == DEFAULT_EXAMPLES
     from rescind.conformance.report.claim import CLASSES
 
-    assert _options.CLAIM_CLASSES == tuple(each.name for each in CLASSES)
+    assert tuple(each.name for each in CLASSES) == _options.CLAIM_CLASSES
 
 
 def test_check_help_shows_the_defaults(capsys: pytest.CaptureFixture[str]) -> None:

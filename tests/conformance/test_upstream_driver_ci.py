@@ -32,7 +32,8 @@ echo "$here/target/bin/rescind-splash-driver"
 
 
 def _checkout(tmp_path: Path, driver: str | None) -> Path:
-    """A repository-shaped directory beside ../shared/upstream/vendor.tar.xz."""
+    """A repository-shaped directory beside ../shared/upstream/vendor.tar.xz and
+    vendor-workflow.tar.xz."""
     repo = tmp_path / "repo"
     (repo / ".ci").mkdir(parents=True)
     shutil.copy(SCRIPT, repo / ".ci" / "upstream-driver")
@@ -40,6 +41,7 @@ def _checkout(tmp_path: Path, driver: str | None) -> Path:
     upstream = tmp_path / "shared" / "upstream"
     upstream.mkdir(parents=True)
     (upstream / "vendor.tar.xz").write_bytes(b"not read by the stand-in build")
+    (upstream / "vendor-workflow.tar.xz").write_bytes(b"not read by the stand-in build")
     if driver is not None:
         build = repo / "drivers" / "splash" / "build-offline.sh"
         build.parent.mkdir(parents=True)
@@ -68,6 +70,10 @@ def test_it_skips_with_a_reason_without_the_driver_or_the_sources(tmp_path: Path
     (tmp_path / "shared" / "upstream" / "vendor.tar.xz").unlink()
     completed = _run(repo)
     assert completed.returncode == 0 and "SKIPPED: no upstream sources" in completed.stdout
+    (tmp_path / "shared" / "upstream" / "vendor.tar.xz").write_bytes(b"back")
+    (tmp_path / "shared" / "upstream" / "vendor-workflow.tar.xz").unlink()
+    completed = _run(repo)
+    assert completed.returncode == 0 and "SKIPPED: no splash-workflow sources" in completed.stdout
 
 
 @pytest.fixture(scope="module")

@@ -170,3 +170,18 @@ def test_a_javascript_canonicalizer_is_diagnosed_as_such(tmp_path: Path) -> None
     assert readings["nesting"] == ("no-limit",)
     assert readings["reserved-number-key"] == ("ordinary-key",)
     assert readings["string-escapes"] == ("minimal",)
+
+
+def test_the_node_driver_bounds_repeat_count_before_allocating() -> None:
+    # docs/bounds.md: one expansion stays within 2 MiB; before, 'a'.repeat(3e9) threw a
+    # RangeError that ended the driver.
+    driver = SubprocessDriver([str(NODE), str(DRIVER_DIR / "driver.mjs")], timeout=10.0)
+    try:
+        huge = {"input": {"repeat": "a", "count": 3_000_000_000}}
+        assert driver.request("host-keys.canonical_input", huge).error_code == "bad_request"
+        small = {"input": {"repeat": "a", "count": 3}}
+        assert driver.request("host-keys.canonical_input", small).ok == {
+            "canonical_input_hex": "616161"
+        }
+    finally:
+        driver.close()

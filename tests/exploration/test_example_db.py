@@ -229,7 +229,7 @@ def test_redis_killed_mid_run_the_run_continues_and_says_so(tmp_path: Path) -> N
     assert statuses == {AREA: "fail", "explore.session-host": statuses["explore.session-host"]}
     assert run.returncode == report["exitCode"] == 1
     (note,) = report["notes"]
-    assert "stopped answering" in note and f"redis://:***@127.0.0.1:{port}" in note
+    assert "stopped answering" in note and f"redis://***@127.0.0.1:{port}" in note
     assert "stopped answering" in stderr
     assert "## Notes" in report_file.read_text(encoding="utf-8")
 
@@ -240,4 +240,4 @@ def test_redis_password_never_shown_when_unreachable(capsys: pytest.CaptureFixtu
     code = main(["check", "--no-model", "--example-db", f"redis://:{PASSWORD}@127.0.0.1:{port}"])
     captured = capsys.readouterr()
     assert code == 2 and "cannot reach the Redis example database" in captured.err
-    assert PASSWORD not in captured.err + captured.out and ":***@" in captured.err
+    assert PASSWORD not in captured.err + captured.out and "://***@" in captured.err

@@ -127,9 +127,16 @@ def _failure(driver: SubprocessDriver) -> HarnessFailure:
 
 
 def test_a_reply_nested_too_deeply_names_the_limit(tmp_path: Path) -> None:
-    # Valid JSON, 10^5 levels deep: not "not JSON", but past what the runner decodes.
+    # Valid JSON, 10^5 levels deep: not "not JSON", but past the runner's depth bound, which
+    # is checked before decoding (docs/bounds.md).
     body = "    sys.stdout.write('[' * 100_000 + ']' * 100_000 + '\\n'); sys.stdout.flush()"
     failure = _failure(_start(tmp_path, body, timeout=10.0))
+    assert failure.kind == "reply_too_complex" and "128 deep" in failure.message
+
+
+def test_past_the_depth_bound_the_decoder_limit_is_still_named(tmp_path: Path) -> None:
+    body = "    sys.stdout.write('[' * 100_000 + ']' * 100_000 + '\\n'); sys.stdout.flush()"
+    failure = _failure(_start(tmp_path, body, timeout=10.0, max_reply_depth=10**6))
     assert failure.kind == "reply_beyond_limits" and "deeper than the runner" in failure.message
 
 

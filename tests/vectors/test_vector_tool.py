@@ -128,3 +128,27 @@ def test_export_never_follows_symlinks(tmp_path: Path) -> None:
     link.symlink_to(fresh)
     assert main(["vectors", "export", "--dir", str(link)]) == 2
     assert victim.read_text(encoding="utf-8") == "untouched"
+
+
+@pytest.mark.parametrize(
+    ("registry", "said"),
+    [
+        ("{}", "has no 'ids' object"),
+        ("[]", "has no 'ids' object"),
+        ('{"ids": {"a": {"meaning": 1}}}', "string fields"),
+        ('{"ids": {}, "retired": []}', "'retired' must map"),
+        ("{not json", "cannot be read as JSON"),
+    ],
+)
+def test_a_registry_that_is_not_one_is_refused_with_a_sentence(
+    tmp_path: Path, registry: str, said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from rescind.cli import main
+
+    (tmp_path / "registry.json").write_text(registry, encoding="utf-8")
+    assert main(["vectors", "export", "--dir", str(tmp_path)]) == 1
+    refusal = capsys.readouterr().err
+    assert refusal.startswith("refused: ") and said in refusal and "Traceback" not in refusal
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["registry.json"]  # nothing written
+    assert main(["vectors", "check", "--dir", str(tmp_path)]) == 1
+    assert said in capsys.readouterr().out

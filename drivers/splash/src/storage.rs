@@ -16,7 +16,7 @@ use splash_storage::{
 
 use crate::codes::variant_code;
 use crate::sha256::hex_digest;
-use crate::text::{bad, hex, str_arg, to_hex, unsupported};
+use crate::text::{bad, expansion_count, hex, str_arg, to_hex, unsupported};
 use crate::{Answer, BadRequest, OpResult};
 
 const SHORT_PAYLOAD: usize = 1024;
@@ -131,7 +131,7 @@ fn payload_of(spec: &Map<String, Value>) -> Result<Vec<u8>, BadRequest> {
     if let Some(fill) = spec.get("payload_fill").and_then(Value::as_object) {
         let byte = hex(str_arg(fill, "byte_hex")?)?;
         let count = fill.get("count").and_then(Value::as_u64).ok_or_else(|| bad("count"))?;
-        return Ok(byte.repeat(usize::try_from(count).map_err(|_| bad("count"))?));
+        return Ok(byte.repeat(expansion_count(byte.len(), count)?));
     }
     hex(str_arg(spec, "payload_hex")?)
 }
@@ -147,8 +147,8 @@ fn record_of(segments: &Value) -> Result<Option<Vec<u8>>, BadRequest> {
             Value::Object(spec) if spec.contains_key("hex") => data.extend(hex(str_arg(spec, "hex")?)?),
             Value::Object(spec) => {
                 let count = spec.get("count").and_then(Value::as_u64).ok_or_else(|| bad("count"))?;
-                let count = usize::try_from(count).map_err(|_| bad("count"))?;
-                data.extend(str_arg(spec, "repeat")?.as_bytes().repeat(count));
+                let unit = str_arg(spec, "repeat")?.as_bytes();
+                data.extend(unit.repeat(expansion_count(unit.len(), count)?));
             }
             _ => return Err(bad("a record segment is a string or an object")),
         }

@@ -8,6 +8,19 @@ pub fn bad(what: impl Into<String>) -> BadRequest {
     BadRequest(what.into())
 }
 
+/// The most one compact `repeat`/`count` expansion may produce, in bytes: twice the 1 MiB
+/// frame cap (docs/bounds.md). Checked before anything is allocated.
+pub const MAX_EXPANSION_BYTES: u64 = 2 * 1_048_576;
+
+/// `count` repetitions of a unit of `unit_bytes` bytes, if they stay within the bound.
+pub fn expansion_count(unit_bytes: usize, count: u64) -> Result<usize, BadRequest> {
+    let unit = u64::try_from(unit_bytes.max(1)).unwrap_or(u64::MAX);
+    if count.saturating_mul(unit) > MAX_EXPANSION_BYTES {
+        return Err(bad("count passes the expansion bound"));
+    }
+    usize::try_from(count).map_err(|_| bad("count too large"))
+}
+
 pub fn str_arg<'a>(args: &'a Map<String, Value>, key: &str) -> Result<&'a str, BadRequest> {
     args.get(key)
         .and_then(Value::as_str)
@@ -30,7 +43,7 @@ pub fn text_of(value: &Value) -> Result<String, BadRequest> {
                 None => 0,
                 Some(count) => count.as_u64().ok_or_else(|| bad("count is not a u64"))?,
             };
-            let count = usize::try_from(count).map_err(|_| bad("count too large"))?;
+            let count = expansion_count(part("repeat").len(), count)?;
             let mut text = String::from(part("prefix"));
             text.push_str(&part("repeat").repeat(count));
             text.push_str(part("suffix"));

@@ -53,6 +53,12 @@ def add_cache_arguments(parser: Any) -> None:
         "else ~/.cache/rescind)",
     )
     parser.add_argument(
+        "--cache",
+        action="store_true",
+        help="read the cache even when CI is set in the environment (under CI it is written "
+        "but not read by default: a restored cache is a file anyone could have written)",
+    )
+    parser.add_argument(
         "--jobs",
         type=int,
         default=None,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +23,10 @@ if TYPE_CHECKING:
     from rescind.conformance.checks import Check, Outcome
     from rescind.conformance.runner import RunReport
 
+DEFAULT_DEADLINE = 2700.0
+"""45 minutes: a run ends with its reports inside the common 60-minute CI job limit, with room
+for set-up and the upload of the reports (docs/bounds.md)."""
+
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
@@ -31,7 +36,8 @@ def register(subparsers: Any) -> None:
             "Runs the golden vectors, the scenario catalogue, differential exploration and the "
             "model proofs. Exit code 0: every required check was answered and passed; 1: a "
             "failure; 2: a usage or driver-protocol (harness) error; 3: partial (nothing failed, "
-            "but some claimed checks were not answered)."
+            "but some claimed checks were not answered); 4: the --deadline passed before every "
+            "check ran."
         ),
     )
     parser.add_argument("--impl", metavar="COMMAND", help="an implementation's driver command")
@@ -40,6 +46,15 @@ def register(subparsers: Any) -> None:
         type=float,
         default=options.DEFAULT_TIMEOUT,
         help="seconds to wait for each reply (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--deadline",
+        type=float,
+        default=DEFAULT_DEADLINE,
+        metavar="SECONDS",
+        help="stop sending once the run has lasted this long: unfinished checks are not-run, "
+        "every report is written, exit code 4 (default: %(default)g s, inside a 60-minute CI "
+        "job; 0: no deadline)",
     )
     parser.add_argument(
         "--json",
@@ -194,6 +209,9 @@ def run(args: argparse.Namespace) -> int:
 
     if args.timeout <= 0:
         raise UsageError("--timeout must be positive")
+    if not args.deadline >= 0:  # also refuses NaN
+        raise UsageError("--deadline must be a number of seconds, 0 for none")
+    deadline = args.deadline or None
     expected: list[str] = []
     if args.expect_fail is not None:
         if not args.expect_fail.is_file():
@@ -239,26 +257,36 @@ def run(args: argparse.Namespace) -> int:
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
+        TextColumn("{task.fields[ends]}"),
         console=console,
         transient=True,
         disable=args.json == "-" or not console.is_terminal,
     ) as progress:
-        task = progress.add_task("checking", total=len(checks))
+        began = time.time()
+        task = progress.add_task("checking", total=len(checks), ends=_ends(began, 0, 1, deadline))
+        done = [0]
 
         def advance(check: Check, _: Outcome) -> None:
-            progress.update(task, advance=1, description=check.source)
+            done[0] += 1
+            ends = _ends(began, done[0], len(checks), deadline)
+            progress.update(task, advance=1, description=check.source, ends=ends)
 
         # The proofs run in worker processes: the driver's checks go first, so that the two
         # overlap; the report keeps the catalogue's order.
         ordered = sorted(checks, key=lambda check: check.capability == "model")
-        result = run_checks(ordered, start, expected_failures=expected, progress=advance)
+        result = run_checks(
+            ordered, start, expected_failures=expected, progress=advance, deadline=deadline
+        )
         place = {id(check): number for number, check in enumerate(checks)}
         in_order = sorted(result.results, key=lambda item: place[id(item.check)])
         result = attrs.evolve(result, results=tuple(in_order))
+    if result.not_run:
+        proofs.abandon()  # past the deadline: proofs still running are not awaited
     explorer.close()
     lost = example_db.lost(scale.example_db)
     if lost is not None:
         result = attrs.evolve(result, notes=(*result.notes, lost))
+    result = attrs.evolve(result, notes=(*result.notes, *proofs.notes()))
     result = claim.held(result, args.claim, args.accept_partial)
     args.run_section = run_section(scale.seed, scale.shard, plan)
     _write_outputs(result, args)
@@ -302,6 +330,17 @@ def _list(args: argparse.Namespace, kinds: frozenset[str] | None) -> int:
     else:
         Path(args.json).write_text(text + "\n", encoding="utf-8")
     return 0
+
+
+def _ends(began: float, done: int, total: int, deadline: float | None) -> str:
+    """The estimated end (wall clock) from the pace so far, and the deadline's end."""
+    parts = []
+    if done:
+        estimate = began + (time.time() - began) * total / done
+        parts.append(f"ends ~{time.strftime('%H:%M:%S', time.localtime(estimate))}")
+    if deadline is not None:
+        parts.append(f"deadline {time.strftime('%H:%M:%S', time.localtime(began + deadline))}")
+    return ", ".join(parts)
 
 
 def _write_outputs(result: RunReport, args: argparse.Namespace) -> None:
@@ -362,6 +401,10 @@ def _print_summary(result: RunReport) -> None:
     console.print(_plain(claim.headline(stated)), soft_wrap=True)
     for line in claim.detail_lines(stated):
         console.print(_plain(f"  {line}"), soft_wrap=True)
+    if result.not_run:
+        console.print(
+            Text.assemble(("INCOMPLETE", "red"), " ", _plain(reports.not_run_line(result)))
+        )
     table = Table(title=_plain(f"Rescind conformance: {result.implementation} {result.version}"))
     columns = ("source", "checks", "pass", "fail", "error", "n/a", "unsupported", "restricted")
     for column in (*columns, "other"):
@@ -455,8 +498,9 @@ def _print_failure(console: Console, item: Any, vectors: Any) -> None:
 
     from rescind.conformance.report import run as reports
 
-    line = f" {item.check.id} ({item.check.rule}): {item.outcome.message}"
-    console.print(Text.assemble(("FAIL", "red"), _plain(line)))
+    # The message is cut on its own, so its marker's digest is the message's (as in JSON).
+    head = _plain(f" {item.check.id} ({item.check.rule}): ")
+    console.print(Text.assemble(("FAIL", "red"), head, _plain(item.outcome.message)))
     for detail in reports.failure_details(item, vectors):
         console.print(_plain(f"    {detail}"))
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -17,12 +18,16 @@ from typing import Any
 
 from rich.console import Console, JustifyMethod
 from rich.table import Table
+from rich.text import Text
 
 from rescind.cli import UsageError
 from rescind.cli._options import add_cache_arguments
+from rescind.conformance.harness.text import visible
 from rescind.conformance.sources import proofs
 from rescind.model.checks import PASSING, Check, CheckResult
 
+MODEL_TEXT = 4096
+"""Characters of one detail or counterexample line shown (the model's own are under 500)."""
 _STYLE = {"proven": "green", "finding": "magenta", "violated": "bold red", "unknown": "yellow"}
 
 
@@ -56,7 +61,11 @@ def register(subparsers: Any) -> None:
 
 
 def cache_of(args: argparse.Namespace) -> proofs.ProofCache | None:
-    return None if args.no_cache else proofs.ProofCache.open()
+    if args.no_cache:
+        if args.cache:
+            raise UsageError("--cache and --no-cache contradict each other")
+        return None
+    return proofs.ProofCache.open(read=args.cache or not os.environ.get("CI"))
 
 
 def jobs_of(args: argparse.Namespace) -> int:
@@ -85,12 +94,16 @@ def run_check(check: Check) -> CheckResult:
 def _prove(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     selected = select(discover_checks(), args.invariant)
-    ran = proofs.run_all(selected, cache=cache_of(args), jobs=jobs_of(args))
+    cache = cache_of(args)
+    ran = proofs.run_all(selected, cache=cache, jobs=jobs_of(args))
     results = [(check, proved.result) for check, proved in ran]
     cached = {check.name for check, proved in ran if proved.cached}
     total = time.perf_counter() - started
+    notes = proofs.cache_notes(cache, len(cached), len(results))
+    for note in notes:
+        print(f"rescind: {visible(note)}", file=sys.stderr)
     if args.json:
-        print(json.dumps(as_json(results, total, cached), indent=2))
+        print(json.dumps({**as_json(results, total, cached), "fromCache": len(cached)}, indent=2))
     else:
         _print_report(results, total, cached)
     return 0 if all(result.status in PASSING for _, result in results) else 1
@@ -138,7 +151,7 @@ def _print_report(
     for column, justify in columns:
         table.add_column(column, justify=justify)
     for check, result in results:
-        status = f"[{_STYLE[result.status]}]{result.status}[/]"
+        status = Text(result.status, style=_STYLE[result.status])
         seconds = f"{result.seconds:.2f}" + (" cached" if check.name in cached else "")
         table.add_row(check.group, check.name, check.rule, status, seconds)
     console.print(table)
@@ -149,21 +162,27 @@ def _print_report(
         # (CaseHub's COMPLETED -> COMPENSATING) that a rule admits, by name.
         console.print("\nnotes", markup=False)
         for check, result in notes:
-            console.print(f"  {check.name}: {result.detail}", markup=False)
+            console.print(Text(f"  {check.name}: {visible(result.detail, limit=MODEL_TEXT)}"))
     for check, result in results:
         if result.status == "proven":
             continue
-        label = f" [magenta]finding {result.finding}[/]" if result.status == "finding" else ""
+        # Result text is never read as Rich markup and shown visible (escapes written out).
+        label = (
+            (" ", ("finding " + visible(result.finding, limit=MODEL_TEXT), "magenta"))
+            if result.status == "finding"
+            else ("",)
+        )
         console.print(
-            f"\n[bold]{check.name}[/] ({check.rule}){label}: {check.statement}", markup=True
+            Text.assemble("\n", (check.name, "bold"), f" ({check.rule})", *label, ": ")
+            + Text(check.statement)
         )
         if result.detail:
-            console.print(f"  {result.detail}", markup=False)
+            console.print(Text(f"  {visible(result.detail, limit=MODEL_TEXT)}"))
         for line in result.counterexample:
-            console.print(f"  {line}", markup=False)
+            console.print(Text(f"  {visible(line, limit=MODEL_TEXT)}"))
     counts = {status: 0 for status in _STYLE}
     for _, result in results:
         counts[result.status] += 1
     summary = ", ".join(f"{count} {status}" for status, count in counts.items())
-    reused = f" ({len(cached)} read from the cache; --no-cache proves them again)" if cached else ""
+    reused = f" ({len(cached)} read from the cache; --no-cache proves them again)"
     console.print(f"\n{len(results)} checks: {summary}; {total:.2f} s total{reused}", markup=False)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -11,14 +13,29 @@ from rescind.cli import UsageError
 from rescind.conformance.driver import handle
 from rescind.conformance.explore.engine import replay_verdict
 from rescind.conformance.explore.worker import REPLAY_FORMAT
-from rescind.conformance.harness import DEFAULT_TIMEOUT, Driver, InProcessDriver, SubprocessDriver
+from rescind.conformance.harness import (
+    DEFAULT_MAX_REPLY_BYTES,
+    DEFAULT_TIMEOUT,
+    Driver,
+    InProcessDriver,
+    SubprocessDriver,
+)
+from rescind.conformance.harness.limits import (
+    MAX_EXPANSION_BYTES,
+    ExpansionTooLarge,
+    check_expansions,
+)
 from rescind.conformance.harness.text import visible
 from rescind.reference.errors import RescindError
 
+MAX_REPLAY_BYTES = DEFAULT_MAX_REPLY_BYTES
+"""A replay file holds one request and its expected reply: no larger than a reply line."""
+
 
 class InvalidReplayFile(RescindError):
-    """The file is not a replay document (``docs/driver-protocol.md``): not JSON, nested too
-    deeply to read, or missing one of its members."""
+    """The file is not a replay document (``docs/driver-protocol.md``): not a regular file of
+    at most ``MAX_REPLAY_BYTES``, not JSON, nested too deeply to read, missing one of its
+    members, or asking (``repeat``/``count``) for more than ``limits.MAX_EXPANSION_BYTES``."""
 
     code = "invalid_replay_file"
     upstream = ""
@@ -41,10 +58,20 @@ def register(subparsers: Any) -> None:
 
 def read_replay(path: Path) -> dict[str, Any]:
     """The replay document in ``path``, checked member by member."""
+    shown = visible(path)
     try:
-        data = path.read_bytes()
+        # Looked at before it is opened: a FIFO or a device would block or never end.
+        status = os.stat(path)
+        if not stat.S_ISREG(status.st_mode):
+            raise InvalidReplayFile(reason="not a regular file")
+        if status.st_size > MAX_REPLAY_BYTES:
+            raise InvalidReplayFile(reason="larger than a reply line", maximum=MAX_REPLAY_BYTES)
+        with path.open("rb") as stream:
+            data = stream.read(MAX_REPLAY_BYTES + 1)
     except OSError as error:
-        raise UsageError(f"cannot read replay file {path}: {error.strerror}") from None
+        raise UsageError(f"cannot read replay file {shown}: {error.strerror}") from None
+    if len(data) > MAX_REPLAY_BYTES:
+        raise InvalidReplayFile(reason="larger than a reply line", maximum=MAX_REPLAY_BYTES)
     try:
         document = json.loads(data)
     except ValueError:
@@ -60,6 +87,14 @@ def read_replay(path: Path) -> dict[str, Any]:
             raise InvalidReplayFile(reason="missing or mistyped member", field=member)
     if not isinstance(document["args"].get("steps", []), list):
         raise InvalidReplayFile(reason="missing or mistyped member", field="args.steps")
+    try:
+        check_expansions(document["args"], "args")
+    except ExpansionTooLarge as error:
+        raise InvalidReplayFile(
+            reason="repeat count beyond the expansion bound",
+            field=error.where,
+            maximum=MAX_EXPANSION_BYTES,
+        ) from None
     return document
 
 
@@ -75,10 +110,15 @@ def run(args: argparse.Namespace) -> int:
         driver.close()
     steps = len(document["args"].get("steps", []))
     who = visible(f"{hello.implementation} {hello.version}")
-    where = f"driver {args.impl!r}" if args.impl else "the built-in reference, in process"
+    # Everything from the file or the command line is shown as check reports show driver
+    # text: a lone surrogate or a terminal escape in ``op`` is written as its escape.
+    where = (
+        f"driver {visible(repr(args.impl))}" if args.impl else "the built-in reference, in process"
+    )
     print(
-        f"compared: the reply of {who} ({where}) to {document['op']} ({steps} steps) with the "
-        f"expected answer saved in {args.file} (the reference's answer when it was recorded)"
+        f"compared: the reply of {who} ({where}) to {visible(document['op'])} ({steps} steps) "
+        f"with the expected answer saved in {visible(args.file)} (the reference's answer when "
+        "it was recorded)"
     )
     if verdict.unsupported is not None:
         print(visible(verdict.unsupported))
