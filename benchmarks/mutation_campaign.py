@@ -283,7 +283,16 @@ def build_site(destination: Path) -> Path:
     site = destination / "site"
     package = site / "rescind"
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    shutil.copytree(ROOT / LAYOUT[""], package, ignore=ignore)
+    root = ROOT / LAYOUT[""]
+
+    def ignore_root(directory: str, names: list[str]) -> set[str]:
+        # src/rescind holds symlinks to the top-level folders; they are copied below, once.
+        skipped = set(ignore(directory, names))
+        if Path(directory) == root:
+            skipped |= {name for name in names if name in LAYOUT}
+        return skipped
+
+    shutil.copytree(root, package, ignore=ignore_root)
     for name, folder in LAYOUT.items():
         if name:
             shutil.copytree(ROOT / folder, package / name, ignore=ignore)

@@ -35,6 +35,7 @@ import attrs
 
 from rescind.conformance.error_catalogue import compared_details
 from rescind.conformance.harness import Reply
+from rescind.conformance.harness.orders import is_matcher, violation
 
 # The string bounds live in drivertext (one place for every driver string); re-exported.
 from rescind.conformance.harness.text import MAX_STRING as MAX_STRING
@@ -375,7 +376,12 @@ def differences(
     unanswered: list[tuple[JsonPath, str]] | None = None,
 ) -> Iterator[tuple[JsonPath, Any | Absent, Any | Absent]]:
     """Every differing path, in ``vectorchecks.compare``'s order and by its rules; each
-    unanswered member (path and reason) is appended to ``unanswered`` when given."""
+    unanswered member (path and reason) is appended to ``unanswered`` when given. An
+    expected order matcher (``harness.orders``) differs as a whole when it rejects the list."""
+    if is_matcher(expected):
+        if violation(expected, actual) is not None:
+            yield path, expected, actual
+        return
     if isinstance(expected, Mapping):
         if not isinstance(actual, Mapping):
             yield path, expected, actual

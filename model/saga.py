@@ -1,8 +1,8 @@
 """Saga properties proven by z3 over the lifecycle tables (docs/spec/saga.md SG-70..).
 
-Every check reads the data in ``rescind.tables.saga`` or the specification's order and batch
-rules, and asks z3 for a counterexample; none runs reference code. Whether the reference's
-planner, order and batches follow these rules is checked by the refinement checks of
+Every check reads the data in ``rescind.tables.saga`` or the specification's order rules, and
+asks z3 for a counterexample; none runs reference code. Whether the reference's planner and
+orders follow these rules is checked by the refinement checks of
 ``rescind.conformance.sources.saga_model`` (``rescind check``, ids ``refinement.saga.*``). Each
 check function takes what it checks as parameters, defaulting to the real tables and rules, so
 tests can hand it a broken variant and watch it fail with a numbered trace.
@@ -23,7 +23,7 @@ import z3
 
 from rescind.model.checks import Check, CheckResult
 from rescind.model.saga_planning import (
-    check_batches,
+    check_one_at_a_time,
     check_order,
     check_plan_excludes_unsettled,
 )
@@ -324,11 +324,11 @@ _CHECKS = (
         "before the tasks it needs",
     ),
     (
-        "saga.order-batches",
-        "SG-79",
-        check_batches,
-        "the batch rule respects every dependency, starts each step as early as possible and "
-        "undoes a chain in strict reverse",
+        "saga.order-one-at-a-time",
+        "SG-102",
+        check_one_at_a_time,
+        "CaseHub's one-at-a-time rule always has a next step, undoes dependents first, a chain "
+        "in strict reverse, and leaves independent steps in any order",
     ),
 )
 

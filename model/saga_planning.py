@@ -1,11 +1,13 @@
-"""Saga planning and compensation-order rules as z3 formulas (docs/spec/saga.md SG-77..SG-79).
+"""Saga planning and compensation-order rules as z3 formulas (docs/spec/saga.md SG-77, SG-78,
+SG-102).
 
 What is proved here is about the tables and the specification rules only: the decision rows
 of ``rescind.tables.saga``, the SG-19 compiled-order rule and its reverse on every DAG, and
-the SG-47 batch rule. Whether the reference's planner, order and batches follow these rules is
-a refinement question, answered by ``rescind.conformance.sources.saga_model`` with the public
-pieces below (``SymbolicEffect``, ``symbolic_dag``, ``pin_graph``, ``order_admits``,
-``batches_admit``). See ``rescind.model.saga`` for how the checks are run and reported.
+CaseHub's one-at-a-time rule (SG-100: the next step is any remaining step no remaining step
+depends on). Whether the reference's planner and orders follow these rules is a refinement
+question, answered by ``rescind.conformance.sources.saga_model`` with the public pieces below
+(``SymbolicEffect``, ``symbolic_dag``, ``pin_graph``, ``order_admits``, ``undo_admits``). See
+``rescind.model.saga`` for how the checks are run and reported.
 """
 
 from __future__ import annotations
@@ -42,8 +44,8 @@ EffectConfiguration = tuple[str, EffectStatus, bool]
 """(latest reconciliation or "none", raw status, confirmed) of one effect record."""
 OrderRule = Callable[[list[Any], int], list[Any]]
 """Compiled positions -> compensation positions."""
-BatchRule = Callable[[list[list[Any]], list[Any], int], list[Any]]
-"""(needs, batch level of each task, task count) -> constraints on the levels."""
+StepRule = Callable[[list[list[Any]], list[Any], int], list[Any]]
+"""(needs, the position at which each task is undone, task count) -> constraints."""
 
 # --- effects and the planner's decision rows -----------------------------------------------
 
@@ -168,7 +170,7 @@ def check_plan_excludes_unsettled(
     return run_timed(body)
 
 
-# --- order and batch rules -----------------------------------------------------------------
+# --- order rules ---------------------------------------------------------------------------
 
 
 def symbolic_dag(ctx: z3.Context, n: int) -> tuple[list[list[Any]], list[Any]]:
@@ -214,20 +216,12 @@ def reversed_rule(pos: list[Any], n: int) -> list[Any]:
     return [n - 1 - p for p in pos]
 
 
-def batch_levels(needs: list[list[Any]], level: list[Any], n: int) -> list[Any]:
-    """SG-47: batch 0 holds steps nothing depends on; else one past the latest dependent."""
-    rules = []
-    for i in range(n):
-        depended = any_of([needs[d][i] for d in range(n)], level[i].ctx)
-        tight = any_of(
-            [z3.And(needs[d][i], level[i] == level[d] + 1) for d in range(n)], level[i].ctx
-        )
-        rules += [
-            level[i] >= 0,
-            z3.Implies(z3.Not(depended), level[i] == 0),
-            z3.Implies(depended, tight),
-        ]
-        rules += [z3.Implies(needs[d][i], level[i] >= level[d] + 1) for d in range(n)]
+def one_at_a_time(needs: list[list[Any]], pos: list[Any], n: int) -> list[Any]:
+    """SG-100: the steps are undone one at a time (distinct positions 0..n-1), and the step
+    undone at each position is one that no step still remaining depends on: every dependent
+    of a step (``needs[d][i]``) is undone before it."""
+    rules = [z3.And(p >= 0, p < n) for p in pos] + ([z3.Distinct(*pos)] if n > 1 else [])
+    rules += [z3.Implies(needs[d][i], pos[d] < pos[i]) for d in range(n) for i in range(n)]
     return rules
 
 
@@ -268,24 +262,21 @@ def order_admits(
     return admits
 
 
-def batches_admit(
-    n: int, rule: BatchRule = batch_levels
-) -> Callable[[Graph, Sequence[Sequence[str]]], bool]:
-    """A question for z3, built once per task count: do these concrete parallel batches of
-    this concrete graph of ``n`` tasks follow the SG-47 rule?"""
+def undo_admits(n: int, rule: StepRule = one_at_a_time) -> Callable[[Graph, Sequence[str]], bool]:
+    """A question for z3, built once per task count: may CaseHub undo this concrete graph of
+    ``n`` tasks in this concrete order (SG-100)?"""
     ctx = z3.Context()
     needs, _ = symbolic_dag(ctx, n)
-    level = [z3.Int(f"lvl{i}", ctx) for i in range(n)]
+    pos = [z3.Int(f"pos{i}", ctx) for i in range(n)]
     solver = z3.Solver(ctx=ctx)
-    solver.add(*rule(needs, level, n))
+    solver.add(*rule(needs, pos, n))
 
-    def admits(graph: Graph, rounds: Sequence[Sequence[str]]) -> bool:
+    def admits(graph: Graph, undone: Sequence[str]) -> bool:
         nodes = list(graph)
-        where = {node: index for index, group in enumerate(rounds) for node in group}
-        if len(nodes) != n or sorted(where) != sorted(nodes) or len(where) != sum(map(len, rounds)):
+        if len(nodes) != n or sorted(undone) != sorted(nodes):
             return False
-        levels = [level[i] == where[node] for i, node in enumerate(nodes)]
-        return bool(solver.check(*pin_graph(needs, graph, ctx), *levels) == z3.sat)
+        placed = [pos[i] == undone.index(node) for i, node in enumerate(nodes)]
+        return bool(solver.check(*pin_graph(needs, graph, ctx), *placed) == z3.sat)
 
     return admits
 
@@ -334,58 +325,46 @@ def _decided(solver: z3.Solver) -> Any:
     return verdict
 
 
-def _longest_dependents(needs: list[list[Any]], n: int) -> tuple[list[Any], list[Any]]:
-    """Per task, the longest chain of tasks depending on it (0 when none does), by n - 1
-    rounds of relaxation, each round its own variables (the maximum of each round as linear
-    constraints) so the terms stay small. Returns the levels and the equations defining them."""
-    ctx = needs[0][0].ctx
-    level: list[Any] = [z3.IntVal(0, ctx) for _ in range(n)]
-    equations: list[Any] = []
-    for round_ in range(n - 1):
-        fresh = [z3.Int(f"longest{round_}_{i}", ctx) for i in range(n)]
-        for i in range(n):
-            steps = [z3.If(needs[d][i], level[d] + 1, 0) for d in range(n)]
-            equations += [fresh[i] >= step for step in steps]
-            equations.append(z3.Or([fresh[i] == step for step in steps]))
-        level = fresh
-    return level, equations
+def check_one_at_a_time(size: int = 5, rule: StepRule = one_at_a_time) -> CheckResult:
+    """SG-102: on every DAG of ``size`` tasks the one-at-a-time rule undoes every task before
+    the tasks it needs, always has a next step (never deadlocks), undoes a chain in strict
+    reverse, and leaves independent steps unordered (so vectors must accept every order)."""
 
-
-def check_batches(size: int = 5, rule: BatchRule = batch_levels) -> CheckResult:
     def body() -> tuple[Lines, str]:
         ctx = z3.Context()
         needs, acyclic = symbolic_dag(ctx, size)
-        level = [z3.Int(f"lvl{i}", ctx) for i in range(size)]
+        pos = [z3.Int(f"pos{i}", ctx) for i in range(size)]
         pairs = [(u, v) for u in range(size) for v in range(size) if u != v]
-        early = [
-            any_of([z3.And(needs[d][i], level[d] == level[i] - 1) for d in range(size)], ctx)
-            for i in range(size)
-        ]
-        bad = [z3.And(needs[u][v], level[u] >= level[v]) for u, v in pairs]
-        bad += [z3.And(level[i] > 0, z3.Not(early[i])) for i in range(size)]
         solver = z3.Solver(ctx=ctx)
-        solver.add(*acyclic, *rule(needs, level, size), any_of(bad, ctx))
+        solver.add(*acyclic, *rule(needs, pos, size))
+        solver.add(any_of([z3.And(needs[u][v], pos[u] >= pos[v]) for u, v in pairs], ctx))
         if solver.check() == z3.sat:
             model = solver.model()
-            shown = ", ".join(f"t{i}:{model.eval(level[i])}" for i in range(size))
-            return [_graph_line(needs, model, size), f"batches {shown} break the rule"], ""
+            order = sorted(range(size), key=lambda i: model.eval(pos[i]).as_long())
+            shown = ", ".join(f"t{i}" for i in order)
+            return [_graph_line(needs, model, size), f"order {shown} undoes a task first"], ""
+        chain = [needs[u][v] == z3.BoolVal(u == v + 1, ctx) for u, v in pairs]
         solver = z3.Solver(ctx=ctx)
-        solver.add(
-            *[needs[u][v] == z3.BoolVal(u == v + 1, ctx) for u, v in pairs],
-            *rule(needs, level, size),
-        )
-        solver.add(z3.Or([level[i] != size - 1 - i for i in range(size)]))
+        solver.add(*chain, *rule(needs, pos, size))
+        solver.add(z3.Or([pos[i] != size - 1 - i for i in range(size)]))
         if solver.check() == z3.sat:
             return [f"chain t0 <- t1 <- ... <- t{size - 1} is not undone in strict reverse"], ""
-        # Not vacuous: every DAG has batches, those of the longest chain of dependents.
-        longest, equations = _longest_dependents(needs, size)
+        other = [z3.Int(f"alt{i}", ctx) for i in range(size)]
+        free = [needs[u][v] == z3.BoolVal(False, ctx) for u, v in pairs]
         solver = z3.Solver(ctx=ctx)
-        solver.add(*acyclic, *equations, z3.Not(z3.And(*rule(needs, longest, size))))
-        if solver.check() == z3.sat:
-            return [_graph_line(needs, solver.model(), size), "the rule admits no batches"], ""
+        solver.add(*free, *rule(needs, pos, size), *rule(needs, other, size))
+        solver.add(z3.Or([p != q for p, q in zip(pos, other, strict=True)]))
+        if solver.check() != z3.sat:
+            return [f"{size} independent tasks admit only one order"], ""
+        # Not vacuous, and never stuck: every DAG has an order the rule admits.
+        solver = z3.Solver(ctx=ctx)
+        solver.add(*acyclic, z3.ForAll(other, z3.Not(z3.And(*rule(needs, other, size)))))
+        if _decided(solver) == z3.sat:
+            return [_graph_line(needs, solver.model(), size), "no order at all"], ""
         return [], (
-            f"batches exist on every DAG of {size} tasks and all of them are right; the "
-            "reference batches are checked against them by refinement.saga.order-batches"
+            f"on every DAG of {size} tasks the rule admits an order, every admitted order undoes "
+            "dependents first, a chain has exactly one and independent tasks more than one; "
+            "the reference is checked against it by refinement.saga.order-any-linear-extension"
         )
 
     return run_timed(body)

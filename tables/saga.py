@@ -411,7 +411,10 @@ CASE_TABLE: StateTable[CaseStatus] = StateTable(
         *_rows(
             "assumed", "cancel", (_C.STARTING, _C.RUNNING, _C.WAITING, _C.SUSPENDED), _C.CANCELLED
         ),
-        # Compensation: all from the digest (B3).
+        # Compensation: all from the digest (B3). The coordinator undoes one step at a time
+        # (SG-100), so COMPENSATING holds at most one step in flight; dispatch_failed fires
+        # after that step's item exists and COMPENSATION_STEP_STARTED is logged, except for a
+        # missing compensating binding (SG-101).
         *_rows("code", "compensate", (_C.COMPLETED, _C.COMPENSATION_FAULTED), _C.COMPENSATING),
         *_rows("test", "steps_exhausted", (_C.COMPENSATING,), _C.COMPENSATED),
         *_rows("test", "step_faulted", (_C.COMPENSATING,), _C.COMPENSATION_FAULTED),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rescind.conformance.explore.engine import Area
 from rescind.conformance.explore.host_session import HOST_SESSION_AREA
 from rescind.conformance.explore.ledger import LEDGER_AREA
-from rescind.conformance.explore.numbers import NUMBER_AREA
+from rescind.conformance.explore.numbers import F64_NUMBER_AREA, NUMBER_AREA
 from rescind.conformance.explore.reconcile import RECONCILE_AREA
 from rescind.conformance.explore.session import SESSION_WORKER_AREA
 from rescind.conformance.explore.templates import TEMPLATE_AREA
@@ -17,6 +17,7 @@ AREAS: tuple[Area, ...] = (
     SESSION_WORKER_AREA,
     HOST_SESSION_AREA,
     NUMBER_AREA,
+    F64_NUMBER_AREA,
     RECONCILE_AREA,
     TEMPLATE_AREA,
 )

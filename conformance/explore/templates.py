@@ -1,9 +1,11 @@
-"""Exploration of agentctl compensate templates (``saga.run``, docs/spec/saga.md SG-81):
+"""Exploration of agentctl compensate templates (``saga.run``, docs/spec/saga.md SG-81, SG-94):
 Hypothesis writes the ``with`` of a compensate declaration from template pieces (literal text,
-``{{ }}`` without ``$``, ``${{ path }}``, ``not``, ``==`` against literals, empty and unclosed
-expressions) over paths that exist, hold objects, numbers, booleans or nothing; the run plans,
-compensates and shows the generated workflow, so the driver's rendering (or its block, or its
-refusal of the source) must equal the reference's.
+``{{ }}`` without ``$``, ``${{ path }}``, ``not``, the comparisons ``==``, ``!=``, ``<``,
+``<=``, ``>``, ``>=`` against literals, single-quoted ones included, empty and unclosed
+expressions) over paths that exist, hold objects, empty arrays and objects, integers, floats
+whose text needs an exponent, booleans or nothing (so equality across types is asked too);
+the run plans, compensates and shows the generated workflow, so the driver's rendering (or its
+block, or its refusal of the source) must equal the reference's.
 
 A trace is the ``saga.run`` request; its steps are the ``with`` entries, so a disagreement
 shrinks to the one template that shows it.
@@ -18,7 +20,18 @@ from hypothesis import strategies as st
 
 from rescind.conformance.explore.engine import Area
 
-OUTPUT = {"path": "a.txt", "meta": {"k": "v"}, "count": 3, "ratio": 1.5, "flag": False}
+OUTPUT = {
+    "path": "a.txt",
+    "meta": {"k": "v"},
+    "count": 3,
+    "ratio": 1.5,
+    "flag": False,
+    "tiny": 1e-7,
+    "huge": 1e21,
+    "small": 2.5e-300,
+    "list": [],
+    "obj": {},
+}
 INPUTS = {"mode": "safe", "flag": True, "zero": 0, "empty": ""}
 PRESENT = (
     "inputs.mode",
@@ -33,6 +46,11 @@ PRESENT = (
     "tasks.first.output.ratio",
     "tasks.first.output.flag",
     "tasks.first.output.path",
+    "tasks.first.output.tiny",
+    "tasks.first.output.huge",
+    "tasks.first.output.small",
+    "tasks.first.output.list",
+    "tasks.first.output.obj",
 )
 MISSING = (
     "inputs.missing",
@@ -43,13 +61,33 @@ MISSING = (
 )
 # A missing value blocks the whole task (SG-81), so missing paths are drawn less often.
 PATHS = PRESENT * 4 + MISSING
-LITERALS = ("safe", '"safe"', "3", "3.0", "1.5", "true", "false", "null", '""', "a.txt")
+LITERALS = (
+    "safe",
+    '"safe"',
+    "'safe'",
+    "3",
+    "3.0",
+    "1.5",
+    "0",
+    "1",
+    "true",
+    "false",
+    "null",
+    '""',
+    "a.txt",
+    "[]",
+    "{}",
+)
+NUMBERS = ("3", "3.0", "-1", "0", "1e-7", "1e21", "2.5e-300")
+"""Right sides of the orderings, which need a JSON number to compile (SG-94)."""
 
 
 @st.composite
 def _piece(draw: st.DrawFn) -> str:
     path = draw(st.sampled_from(PATHS))
     literal = draw(st.sampled_from(LITERALS))
+    number = draw(st.sampled_from(NUMBERS))
+    ordering = draw(st.sampled_from(("<", "<=", ">", ">=")))
     return draw(
         st.sampled_from(
             (
@@ -60,6 +98,9 @@ def _piece(draw: st.DrawFn) -> str:
                 f"${{{{ not {path} }}}}",
                 f"${{{{ {path} == {literal} }}}}",
                 f"${{{{ not {path} == {literal} }}}}",
+                f"${{{{ {path} != {literal} }}}}",
+                f"${{{{ {path} {ordering} {number} }}}}",
+                f"${{{{ not {path} {ordering} {number} }}}}",
                 "at ",
                 "-",
                 "",
@@ -130,8 +171,9 @@ TEMPLATE_AREA = Area(
     capability="saga",
     rule="SG-81",
     description="random agentctl compensate templates (literal {{ }}, ${{ }} over objects, "
-    "numbers, booleans and missing values, not, ==, empty and unclosed expressions) render, "
-    "block or refuse as the reference does",
+    "empty arrays and objects, integers, floats needing exponents, booleans and missing "
+    "values, not, == != < <= > >= with single-quoted and cross-type literals, empty and "
+    "unclosed expressions) render, block or refuse as the reference does",
     traces=template_runs(),
     rebuild=_rebuild,
     steps_of=_steps_of,

@@ -22,8 +22,12 @@ an original already dispatched and succeeded, then steps:
   session's message kinds and re-encode it (``{"result": <encoding>}``).
 
 ``<answer>`` is a status JSON text. The scenario's ``profile`` picks what the session runs
-(``splash-v5`` refuses every reconciliation), ``declared`` whether the adapter declares
-compensation reconciliation. Each step reports its outcome (``{"result": <status JSON>}`` or
+(``splash-v5`` refuses every reconciliation; any other name is refused before the run starts,
+``unknown_worker_profile``), ``declared`` whether the adapter declares compensation
+reconciliation, the optional ``limits`` (``{"perTool", "session"}``) the session's
+reconciliation budgets (a zero is refused before the run starts) and the optional
+``maxCompensations`` the tool grant's compensation budget (default 2; 0 denies
+compensation). Each step reports its outcome (``{"result": <status JSON>}`` or
 ``{"error": code}``) and the state after it: the stored compensation state, inverse calls,
 lookups, compensation budget spent and reconciliations spent in the session.
 
@@ -59,7 +63,12 @@ from rescind.reference.wirejson import read_document
 from rescind.reference.worker.adapter import AdapterDeclarations
 from rescind.reference.worker.extension import WorkerExtensions
 from rescind.reference.worker.journal_store import AuthenticatedWorkerJournalStore
-from rescind.reference.worker.session import WorkerSession
+from rescind.reference.worker.session import (
+    DEFAULT_PER_TOOL_RECONCILIATIONS,
+    DEFAULT_SESSION_RECONCILIATIONS,
+    WorkerSession,
+    WorkerSessionLimits,
+)
 from rescind.reference.worker.session_errors import AdapterIndeterminate
 from rescind.reference.worker_message import (
     CompensateOperation,
@@ -126,9 +135,30 @@ class _Adapter:
         return _status(answer)
 
 
+def _count(value: Json, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ReconcileScenarioError(f"{name} must be a count")
+    return value
+
+
 class _Run:
     def __init__(self, scenario: Mapping[str, Json]) -> None:
         self.extensions = WorkerExtensions.for_profile(str(scenario["profile"]))
+        limits = scenario.get("limits", {})
+        if not isinstance(limits, Mapping) or set(limits) - {"perTool", "session"}:
+            raise ReconcileScenarioError("limits takes perTool and session")
+        self.limits = WorkerSessionLimits(
+            per_tool_reconciliations=_count(
+                limits.get("perTool", DEFAULT_PER_TOOL_RECONCILIATIONS), "limits.perTool"
+            ),
+            session_reconciliations=_count(
+                limits.get("session", DEFAULT_SESSION_RECONCILIATIONS), "limits.session"
+            ),
+        )
+        self.grant = attrs.evolve(
+            GRANT,
+            max_compensations=_count(scenario.get("maxCompensations", 2), "maxCompensations"),
+        )
         declared = bool(scenario.get("declared", True))
         self.adapter = _Adapter(AdapterDeclarations(compensation_reconciliation=declared))
         self.bridge = AuthenticatedWorkerJournalStore(
@@ -166,12 +196,13 @@ class _Run:
                 SessionRole.WORKER,
                 profile=self.extensions.wire_profile,
             ),
-            self.host.seal(OpenSession(SessionManifest.new(self.session_id, [GRANT]))),
+            self.host.seal(OpenSession(SessionManifest.new(self.session_id, [self.grant]))),
             {TOOL: self.adapter},
             journal,
             revision,
             self.bridge.admission(),
             extensions=self.extensions,
+            limits=self.limits,
         )
 
     def compensation(self, overrides: Mapping[str, Json]) -> OperationCompensationRequest:
@@ -182,7 +213,7 @@ class _Run:
             "operation_key": KEY,
             "compensation_key": f"cmp-{KEY}",
             "tenant_scope": SCOPE,
-            "grant_fingerprint": GRANT.compensation_fingerprint(),
+            "grant_fingerprint": self.grant.compensation_fingerprint(),
             "payload": "undo",
         }
         unknown = set(overrides) - set(values)

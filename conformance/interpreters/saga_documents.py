@@ -12,7 +12,11 @@ from typing import Any
 
 from rescind.conformance.interpreters.saga_scenarios import run_agentctl, run_case, run_work_items
 from rescind.reference.saga.bindings import compensation_order, validate_bindings
-from rescind.reference.saga.declarations import check_compensation, expand
+from rescind.reference.saga.declarations import (
+    check_compensation,
+    check_loaded,
+    expand,
+)
 from rescind.reference.saga.effects import Effect, EffectClass
 from rescind.reference.saga.errors import BindingInvalid
 from rescind.reference.saga.execution import plan_exit_status
@@ -46,15 +50,28 @@ def run_document(document: Any) -> dict[str, Any]:
     return {"results": run_agentctl(lineage, reader.value["steps"])}
 
 
+DECLARE_ENTRIES = ("compile", "cli")
+"""``compile``: agentctl's ``compile`` alone (the default); ``cli``: its load path,
+``parse_workflow`` then ``compile`` (SG-97)."""
+
+
 def declare_document(document: Any) -> dict[str, Any]:
-    """``{workflow}`` -> compile-time diagnostics and the foreach expansion."""
-    reader = Reader(document).object(("workflow",))
+    """``{workflow, entry?}`` -> compile-time diagnostics and the foreach expansion (none when
+    the CLI's parser refused the file)."""
+    reader = Reader(document).object(("workflow",), ("entry",))
     workflow = read_workflow(reader.value["workflow"])
+    entry = reader.value.get("entry", "compile")
+    if entry not in DECLARE_ENTRIES:
+        raise reader.child("entry").fail("must be one of: " + ", ".join(DECLARE_ENTRIES))
+    if entry == "cli":
+        diagnostics, parsed = check_loaded(workflow)
+    else:
+        diagnostics, parsed = check_compensation(workflow), True
+    expanded = expand(workflow).tasks if parsed else ()
     return {
-        "diagnostics": [diagnostic.to_json() for diagnostic in check_compensation(workflow)],
+        "diagnostics": [diagnostic.to_json() for diagnostic in diagnostics],
         "expanded": [
-            {"id": task.task_id, "compensate": task.compensate is not None}
-            for task in expand(workflow).tasks
+            {"id": task.task_id, "compensate": task.compensate is not None} for task in expanded
         ],
     }
 

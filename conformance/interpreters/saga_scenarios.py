@@ -10,7 +10,15 @@ from __future__ import annotations
 from typing import Any
 
 from rescind.reference.errors import RescindError
-from rescind.reference.saga.casehub import Case, Concurrency, Coordinator, PlanItem, PlanItemStatus
+from rescind.reference.saga.bindings import CaseDefinition
+from rescind.reference.saga.casehub import (
+    Case,
+    Coordinator,
+    PlanItem,
+    PlanItemStatus,
+    compensation_before,
+    remaining_steps,
+)
 from rescind.reference.saga.errors import SagaInvalidInput
 from rescind.reference.saga.execution import (
     ActionOutcome,
@@ -151,7 +159,7 @@ def run_agentctl(lineage: Lineage, steps: Any) -> list[dict[str, Any]]:
 
 
 def read_case(document: Any) -> tuple[dict[str, Case], Coordinator]:
-    reader = Reader(document).object(("cases",), ("definition", "concurrency", "judgmentScheduler"))
+    reader = Reader(document).object(("cases",), ("definition", "judgmentScheduler"))
     definition = (
         read_definition(reader.child("definition").value, "file.definition")
         if (reader.has("definition"))
@@ -187,9 +195,6 @@ def read_case(document: Any) -> tuple[dict[str, Case], Coordinator]:
         )
         cases[case.case_id] = case
     coordinator = Coordinator(
-        concurrency=reader.child("concurrency").choice(Concurrency)
-        if reader.has("concurrency")
-        else Concurrency.SEQUENTIAL,
         judgment_scheduler=reader.child("judgmentScheduler").flag()
         if reader.has("judgmentScheduler")
         else True,
@@ -211,6 +216,9 @@ def run_case(document: Any, steps: Any) -> list[dict[str, Any]]:
                     action.child("triggeredBy").text() if action.has("triggeredBy") else "operator",
                     action.child("reason").text() if action.has("reason") else "requested",
                 )
+            elif action.child("do").text() == "compensateToEnd":
+                results.append(_to_the_end(coordinator, cases, case_id))
+                continue
             elif action.child("do").text() == "itemStatus":
                 transcript = coordinator.on_item_status(
                     cases[case_id],
@@ -229,6 +237,41 @@ def run_case(document: Any, steps: Any) -> list[dict[str, Any]]:
         result["items"] = [item.to_json() for item in transcript.case.items]
         results.append(result)
     return results
+
+
+def _to_the_end(coordinator: Coordinator, cases: dict[str, Case], case_id: str) -> dict[str, Any]:
+    """``compensateToEnd``: ``compensate`` the case, then complete each compensation item the
+    coordinator dispatches, one by one, until none is in flight. The result names no order
+    beyond what every run shares: ``undo`` (the originals, in the order their items were
+    dispatched), ``before`` (the pairs every order keeps, SG-100), ``maxInFlight`` (the most
+    compensation items in flight at once) and the final ``status``."""
+    case = cases[case_id]
+    before = compensation_before(case.definition or CaseDefinition(()), remaining_steps(case))
+    transcript = coordinator.compensate(cases, case_id, "operator", "requested")
+    case = transcript.case
+    undo: list[str] = []
+    most = 0
+    # Each round completes one item; a case has finitely many steps, each dispatched once.
+    for _ in range(len(case.items) + 1):
+        flying = [
+            item
+            for item in case.items
+            if item.compensation
+            and item.status is PlanItemStatus.DISPATCHING
+            and item.compensates_item_id is not None
+        ]
+        most = max(most, len(flying))
+        if case.status is not CaseStatus.COMPENSATING or not flying:
+            break
+        undo.append(str(flying[0].compensates_item_id))
+        case = coordinator.on_item_status(case, flying[0].item_id, PlanItemStatus.COMPLETED).case
+    cases[case_id] = case
+    return {
+        "undo": undo,
+        "before": [list(pair) for pair in before],
+        "maxInFlight": most,
+        "status": case.status.value,
+    }
 
 
 def run_work_items(document: Any, steps: Any) -> list[dict[str, Any]]:

@@ -1,4 +1,4 @@
-"""Refinement checks: the reference saga planner, order and batches against the model's rules.
+"""Refinement checks: the reference saga planner and orders against the model's rules.
 
 ``rescind.model.saga_planning`` proves the decision rows and the order and batch rules with
 z3; it runs no reference code. Here the reference runs on every small world (every one-effect
@@ -11,6 +11,7 @@ hand it a broken variant and watch it fail with a numbered counterexample.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 
 import z3
@@ -24,23 +25,18 @@ from rescind.conformance.interpreters.saga_smallworld import (
 from rescind.model.checks import CheckResult
 from rescind.model.saga_planning import (
     SymbolicEffect,
-    batches_admit,
     describe_graph,
     find_counterexample,
     order_admits,
+    undo_admits,
 )
 from rescind.model.saga_support import Graph, Lines, run_timed
 from rescind.reference.saga.lineage import Lineage
-from rescind.reference.saga.order import (
-    compensation_batches,
-    dfs_reverse_postorder,
-    reverse_compiled_order,
-)
+from rescind.reference.saga.order import dfs_reverse_postorder, reverse_compiled_order
 from rescind.reference.saga.planner import CompensationPlan, plan_compensation
 
 Planner = Callable[[Lineage], CompensationPlan]
 Order = Callable[[Sequence[str], Graph], tuple[str, ...]]
-Batches = Callable[[Sequence[str], Graph], tuple[tuple[str, ...], ...]]
 LARGEST_DAG = 4
 """Every DAG up to this many tasks is enumerated (543 DAGs of 4 tasks; 29,281 of 5)."""
 
@@ -115,45 +111,36 @@ def check_order(order: Order = reverse_compiled_order, largest: int = LARGEST_DA
     return run_timed(body)
 
 
-def _undo_problem(graph: Graph, code: Sequence[str]) -> str:
-    """Why a sequential compensation order is wrong ("" when it is right): it must hold each
-    task once and undo every task before the tasks it needs."""
-    if sorted(code) != sorted(graph):
-        return "the code order does not hold every task exactly once"
-    early = [(b, a) for a in graph for b in graph[a] if code.index(a) > code.index(b)]
-    if not early:
-        return ""
-    needed, task = early[0]
-    return f"the code order undoes {needed} before {task}, which needs it"
-
-
-def check_batches(
-    batches: Batches = compensation_batches,
-    code_order: Order = dfs_reverse_postorder,
-    largest: int = LARGEST_DAG,
+def check_any_order(
+    code_order: Order = dfs_reverse_postorder, largest: int = LARGEST_DAG
 ) -> CheckResult:
-    """SG-79 on the reference: its parallel batches are the model's batch levels, and its
-    sequential code order undoes every task before the tasks it needs, on every DAG of up to
-    ``largest`` tasks."""
+    """SG-102 on the reference: CaseHub walks its items in hash order, so over every walk
+    order (every permutation of the items, which orders both the roots and each item's
+    dependencies) the reference's DFS must yield exactly the orders the model's one-at-a-time
+    rule admits: none it refuses (dependents first), and every one it admits (which is why
+    vectors accept any of them), on every DAG of up to ``largest`` tasks."""
 
     def body() -> tuple[Lines, str]:
         count = 0
         for n in range(1, largest + 1):
-            admits = batches_admit(n)
+            admits = undo_admits(n)
+            nodes = _nodes(n)
             for graph in all_dags(n):
                 count += 1
-                rounds = batches(_nodes(n), graph)
-                code = code_order(_nodes(n), graph)
-                problem = _undo_problem(graph, code) or (
-                    "" if admits(graph, rounds) else "the model's batch rule admits no such batches"
-                )
-                if problem:
-                    shown = " | ".join(", ".join(group) for group in rounds)
-                    return [
-                        describe_graph(graph),
-                        f"reference batches {shown}; code order {', '.join(code)}",
-                        problem,
-                    ], ""
-        return [], f"reference batches and code order on all {count} DAGs of up to {largest} tasks"
+                allowed = {order for order in itertools.permutations(nodes) if admits(graph, order)}
+                walked = {
+                    tuple(code_order(list(walk), graph)) for walk in itertools.permutations(nodes)
+                }
+                if walked != allowed:
+                    wrong = sorted(walked - allowed)
+                    missing = sorted(allowed - walked)
+                    shown = wrong[0] if wrong else missing[0]
+                    problem = (
+                        "the model's rule admits no such order"
+                        if wrong
+                        else "no walk order yields this admitted order"
+                    )
+                    return [describe_graph(graph), f"order {', '.join(shown)}", problem], ""
+        return [], f"every walk order on all {count} DAGs of up to {largest} tasks"
 
     return run_timed(body)

@@ -35,6 +35,7 @@ from rescind.conformance.comparison import (
     unanswered_members,
 )
 from rescind.conformance.harness import Driver, Reply
+from rescind.conformance.harness.orders import is_matcher, violation
 from rescind.conformance.harness.restrictions import Gap
 
 
@@ -173,6 +174,9 @@ def _difference(
     (``{"error": code, ...}``) is compared by its code first, then by every other
     non-informative key beside it (a ``state`` or ``after`` next to the code); a member
     answered with the unanswered marker is no difference (its pointer goes to ``unanswered``)."""
+    if is_matcher(expected):
+        problem = violation(expected, actual)
+        return f"{path or 'result'} {problem}" if problem else None
     if isinstance(expected, Mapping):
         if not isinstance(actual, Mapping):
             return f"{path or 'result'} is not an object"

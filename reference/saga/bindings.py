@@ -25,11 +25,10 @@ from rescind.reference.saga.errors import (
     CompensationCycle,
     MissingCompensationTarget,
     OrphanCompensationBinding,
-    SagaDependencyCycle,
     SelfCompensatingBinding,
 )
 from rescind.reference.saga.identifiers import check_identifier, check_identifiers
-from rescind.reference.saga.order import compensation_batches, dfs_reverse_postorder
+from rescind.reference.saga.order import dfs_reverse_postorder, reaches
 
 
 class TargetKind(enum.Enum):
@@ -196,24 +195,24 @@ def dependency_graph(bindings: tuple[Binding, ...]) -> dict[str, tuple[str, ...]
 class CompensationOrder:
     """How the compensable bindings would be undone if all had completed, in file order."""
 
-    sequential: tuple[str, ...]
-    """The upstream code's one-at-a-time order."""
-    batches: tuple[tuple[str, ...], ...] | None
-    """The design's parallel rounds; None when produces/consumes form a cycle."""
+    undo: tuple[str, ...]
+    """One order CaseHub's coordinator may take (the DFS in file order)."""
+    before: tuple[tuple[str, str], ...]
+    """(x, y): every order CaseHub may take undoes x before y (SG-100); any order respecting
+    these pairs is one it may take."""
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "sequential": list(self.sequential),
-            "batches": None if self.batches is None else [list(b) for b in self.batches],
-        }
+        return {"undo": list(self.undo), "before": [list(pair) for pair in self.before]}
 
 
 def compensation_order(definition: CaseDefinition) -> CompensationOrder:
     steps = tuple(b for b in definition.bindings if b.compensate is not None and not b.compensation)
     names = [binding.name for binding in steps]
     graph = dependency_graph(steps)
-    try:
-        batches: tuple[tuple[str, ...], ...] | None = compensation_batches(names, graph)
-    except SagaDependencyCycle:
-        batches = None
-    return CompensationOrder(dfs_reverse_postorder(names, graph), batches)
+    before = sorted(
+        (consumer, producer)
+        for consumer, producers in graph.items()
+        for producer in producers
+        if not reaches(graph, producer, consumer)
+    )
+    return CompensationOrder(dfs_reverse_postorder(names, graph), tuple(before))

@@ -7,12 +7,13 @@ compensation plan item (keyed by plan-item id, never by binding name) and dispat
 
 Which steps remain: completed, non-compensation items with a ``compensate`` binding, minus the
 originals of COMPLETED compensation items (a FAULTED one does not count, so a retry redoes
-exactly the faulted step). Order: ``SEQUENTIAL`` follows the upstream code (one step at a time,
-``dfs_reverse_postorder``); ``BATCHED`` follows the design (every step whose dependents are all
-compensated runs in the same round, ``compensation_batches``). Only COMPLETED compensation
-items count, so in sequential mode a retry dispatches a new item for a step whose older item
-is still in flight (SG-93); batched mode skips such a step. Case status only ever changes
-through ``CASE_TABLE``.
+exactly the faulted step). One step is dispatched at a time (SG-100: CaseHub has no parallel
+batches). Which one: upstream walks the plan items in hash order, so any remaining step that
+no other remaining step depends on may go next, and a run undoes the steps in *some* order
+consistent with the dependencies (``compensation_before`` gives those pairs); this reference
+takes the first of ``dfs_reverse_postorder`` in item order, one such order. Only COMPLETED
+compensation items count, so a retry dispatches a new item for a step whose older item is
+still in flight (SG-93). Case status only ever changes through ``CASE_TABLE``.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import attrs
 from rescind.reference.saga.bindings import Binding, CaseDefinition, TargetKind
 from rescind.reference.saga.errors import CaseNotCompensable, CaseNotFound, UnknownPlanItem
 from rescind.reference.saga.identifiers import check_identifier
-from rescind.reference.saga.order import compensation_batches, dfs_reverse_postorder
+from rescind.reference.saga.order import dfs_reverse_postorder, reaches
 from rescind.reference.saga.transitions import fire
 from rescind.tables.saga import CASE_COMPENSATION_ENTRY, CASE_TABLE, CaseStatus
 
@@ -43,11 +44,6 @@ class PlanItemStatus(enum.Enum):
 
 
 IN_FLIGHT = frozenset({PlanItemStatus.PENDING, PlanItemStatus.DISPATCHING, PlanItemStatus.RUNNING})
-
-
-class Concurrency(enum.Enum):
-    SEQUENTIAL = "sequential"
-    BATCHED = "batched"
 
 
 class EventKind(enum.Enum):
@@ -175,7 +171,6 @@ class _Progress:
 
 @attrs.frozen
 class Coordinator:
-    concurrency: Concurrency = Concurrency.SEQUENTIAL
     judgment_scheduler: bool = True
     """Whether a JudgmentScheduler is available to dispatch judgment targets."""
 
@@ -186,7 +181,11 @@ class Coordinator:
         if case is None:
             raise CaseNotFound(case_id=case_id)
         if case.status not in CASE_COMPENSATION_ENTRY:
-            raise CaseNotCompensable(case_id=case_id, status=case.status.value.lower())
+            # CaseHub's IllegalStateException names the valid entry points (SG-42).
+            entry = " ".join(sorted(status.value for status in CASE_COMPENSATION_ENTRY))
+            raise CaseNotCompensable(
+                case_id=case_id, status=case.status.value.lower(), valid_entry_points=entry
+            )
         progress = _Progress(case)
         progress.move("compensate")
         progress.log(EventKind.COMPENSATION_STARTED, triggeredBy=triggered_by, reason=reason)
@@ -224,45 +223,28 @@ class Coordinator:
             progress.move("steps_exhausted")
             progress.log(EventKind.COMPENSATION_COMPLETED)
             return
-        # SG-93: upstream's code (sequential) counts only COMPLETED compensation items, so
-        # a retry dispatches a new item even while an older one is still in flight; only
-        # the batched (design) mode leaves a step with an item in flight alone.
-        in_flight = (
-            set()
-            if self.concurrency is Concurrency.SEQUENTIAL
-            else {
-                item.compensates_item_id
-                for item in progress.case.items
-                if item.compensation and item.status in IN_FLIGHT
-            }
-        )
-        for original in self.next_steps(definition, remaining):
-            if original.item_id in in_flight:
-                continue
-            if not self._dispatch(progress, definition, original):
-                return
+        # SG-93: only COMPLETED compensation items count, so a retry dispatches a new item
+        # even while an older one is still in flight.
+        self._dispatch(progress, definition, self.next_step(definition, remaining))
 
-    def next_steps(
-        self, definition: CaseDefinition, remaining: tuple[PlanItem, ...]
-    ) -> tuple[PlanItem, ...]:
-        """The steps to start now: the first in code order, or the whole first batch."""
+    def next_step(self, definition: CaseDefinition, remaining: tuple[PlanItem, ...]) -> PlanItem:
+        """The one step to start now: a remaining step no other remaining step depends on
+        (this reference: the first of the DFS order in item order; CaseHub: whichever its
+        hash order yields, SG-100)."""
         ids = [item.item_id for item in remaining]
         by_id = {item.item_id: item for item in remaining}
-        graph = item_graph(definition, remaining)
-        if self.concurrency is Concurrency.SEQUENTIAL:
-            return (by_id[dfs_reverse_postorder(ids, graph)[0]],)
-        return tuple(by_id[item_id] for item_id in compensation_batches(ids, graph)[0])
+        return by_id[dfs_reverse_postorder(ids, item_graph(definition, remaining))[0]]
 
     def _dispatch(
         self, progress: _Progress, definition: CaseDefinition, original: PlanItem
-    ) -> bool:
+    ) -> None:
         binding = definition.binding(original.binding)
         reference = "" if binding is None or binding.compensate is None else binding.compensate
         undo = definition.binding(reference)
-        failure = _dispatch_failure(undo, definition, self.judgment_scheduler)
-        if failure is not None or undo is None:
-            progress.fault("dispatch_failed", failure or FaultReason.BINDING_NOT_FOUND, reference)
-            return False
+        if undo is None:
+            # Nothing is created or logged when the compensating binding is missing.
+            progress.fault("dispatch_failed", FaultReason.BINDING_NOT_FOUND, reference)
+            return
         count = sum(
             1 for item in progress.case.items if item.compensates_item_id == original.item_id
         )
@@ -279,6 +261,12 @@ class Coordinator:
             originalBinding=original.binding,
             compensatingBinding=undo.name,
         )
+        # SG-101: the target is checked only when the item is dispatched, after the item exists
+        # and COMPENSATION_STEP_STARTED is logged; a failure leaves the item DISPATCHING.
+        failure = _dispatch_failure(undo, definition, self.judgment_scheduler)
+        if failure is not None:
+            progress.fault("dispatch_failed", failure, undo.name)
+            return
         progress.dispatches.append(
             Dispatch(
                 progress.case.case_id,
@@ -289,7 +277,6 @@ class Coordinator:
                 undo.capability,
             )
         )
-        return True
 
 
 def _find_item(case: Case, item_id: str) -> PlanItem | None:
@@ -297,10 +284,8 @@ def _find_item(case: Case, item_id: str) -> PlanItem | None:
 
 
 def _dispatch_failure(
-    undo: Binding | None, definition: CaseDefinition, judgment_scheduler: bool
+    undo: Binding, definition: CaseDefinition, judgment_scheduler: bool
 ) -> FaultReason | None:
-    if undo is None:
-        return FaultReason.BINDING_NOT_FOUND
     if undo.target is TargetKind.CAPABILITY:
         return None if undo.worker in definition.workers else FaultReason.WORKER_NOT_FOUND
     if undo.target is TargetKind.JUDGMENT:
@@ -346,3 +331,20 @@ def item_graph(
             and any(channel in bindings[producer.binding].produces for channel in wanted)
         )
     return graph
+
+
+def compensation_before(
+    definition: CaseDefinition, items: tuple[PlanItem, ...]
+) -> tuple[tuple[str, str], ...]:
+    """(x, y) pairs, x undone before y, that every run respects: x depends on y and y does not
+    depend back on x through a cycle (on a produces/consumes cycle the DFS skips the back
+    edge, so either may come first). Sorted."""
+    graph = item_graph(definition, items)
+    return tuple(
+        sorted(
+            (consumer, producer)
+            for consumer, producers in graph.items()
+            for producer in producers
+            if not reaches(graph, producer, consumer)
+        )
+    )

@@ -6,7 +6,13 @@ exists, its numbers must be in bounds, its input templates must be valid and nam
 tasks (its own output included, ``needs`` not required), and a sub-workflow invocation may not
 declare one.
 Checks return every diagnostic instead of stopping at the first, like a compiler, except
-where agentctl's ``compile_compensation`` stops a task's checks (SG-92).
+where agentctl's ``compile`` stops: a sub-workflow invocation with ``compensate`` ends the
+compile after expansion, a duplicate task id or an unknown ``uses`` drops that task
+(SG-96), and ``compile_compensation`` stops a task's own checks (SG-92).
+
+Two entry points (SG-97): ``compile`` alone (the library call; ``check_compensation``) and
+the CLI's load path, ``parse_workflow`` then ``compile`` (``check_loaded``), where the
+parse-time bounds of every ``compensate`` refuse the file before any compile check runs.
 """
 
 from __future__ import annotations
@@ -17,8 +23,12 @@ import json
 
 import attrs
 
-from rescind.reference.saga.identifiers import check_identifier, check_identifiers
-from rescind.reference.saga.templates import invalid_templates, referenced_tasks
+from rescind.reference.saga.identifiers import (
+    check_identifier,
+    check_identifiers,
+    is_agentctl_identifier,
+)
+from rescind.reference.saga.templates import TemplateError, tasks_named_by, validate
 from rescind.reference.saga.workflow import ACTION_PREFIX, CompensateDeclaration, bound_problems
 
 EFFECTFUL_ACTION_KINDS = frozenset(
@@ -61,6 +71,9 @@ class CompileRule(enum.Enum):
     INVALID_TEMPLATE = "invalid_template"
     MISSING_TEMPLATE_TASK = "missing_template_task"
     WORKFLOW_TASK_COMPENSATE = "workflow_task_compensate"
+    DUPLICATE_TASK = "duplicate_task"
+    INVALID_TASK_ID = "invalid_task_id"
+    UNKNOWN_USES = "unknown_uses"
 
 
 DIAGNOSTIC_CODES = {
@@ -72,6 +85,9 @@ DIAGNOSTIC_CODES = {
     CompileRule.INVALID_TEMPLATE: "InvalidTemplate",
     CompileRule.MISSING_TEMPLATE_TASK: "MissingReference",
     CompileRule.WORKFLOW_TASK_COMPENSATE: "SchemaViolation",
+    CompileRule.DUPLICATE_TASK: "DuplicateTask",
+    CompileRule.INVALID_TASK_ID: "SchemaViolation",
+    CompileRule.UNKNOWN_USES: "MissingReference",
 }
 
 
@@ -148,9 +164,6 @@ def _check_task(
     def add(rule: CompileRule, subject: str = "") -> None:
         found.append(Diagnostic(task.task_id, rule, subject))
 
-    if _target(task.uses)[0] == "workflow":
-        add(CompileRule.WORKFLOW_TASK_COMPENSATE, "compensate")
-        return found, False
     if not potentially_mutating(workflow, task):
         add(CompileRule.NO_MUTATING_EFFECT)
     if not declaration.uses.startswith(ACTION_PREFIX):
@@ -168,32 +181,123 @@ def _check_task(
     return found, True
 
 
-def _check_templates(workflow: WorkflowDefinition, task: TaskDefinition) -> list[Diagnostic]:
+def _strings_in_stack_order(value: object) -> list[str]:
+    """The strings of a ``compensate.with`` in the order agentctl's
+    ``validate_compensation_templates`` meets them: it pushes the map's values (a ``BTreeMap``:
+    sorted keys) on a stack and pops the last first, pushing an array's items or an object's
+    values (insertion order) as it goes; that is the reverse of reading the strings left to
+    right with the top-level keys sorted."""
+    if isinstance(value, dict):
+        value = [value[key] for key in sorted(value)]
+    found: list[str] = []
+
+    def walk(item: object) -> None:
+        if isinstance(item, str):
+            found.append(item)
+        elif isinstance(item, list):
+            for child in item:
+                walk(child)
+        elif isinstance(item, dict):
+            for child in item.values():
+                walk(child)
+
+    walk(value)
+    return found[::-1]
+
+
+def _check_templates(task: TaskDefinition, known: set[str]) -> list[Diagnostic]:
+    """One ``invalid_template`` per offending string, then, for the same string, one
+    ``missing_template_task`` per unknown task it names (sorted; named even when the string
+    is otherwise invalid)."""
     assert task.compensate is not None
-    value = json.loads(task.compensate.with_json)
     found: list[Diagnostic] = []
-    if invalid_templates(value):
-        found.append(Diagnostic(task.task_id, CompileRule.INVALID_TEMPLATE))
-    known = {other.task_id for other in workflow.tasks}
-    for referenced in referenced_tasks(value):
-        if referenced not in known:
-            found.append(Diagnostic(task.task_id, CompileRule.MISSING_TEMPLATE_TASK, referenced))
+    for text in _strings_in_stack_order(json.loads(task.compensate.with_json)):
+        try:
+            validate(text)
+        except TemplateError:
+            found.append(Diagnostic(task.task_id, CompileRule.INVALID_TEMPLATE))
+        for name in tasks_named_by(text):
+            if name not in known:
+                found.append(Diagnostic(task.task_id, CompileRule.MISSING_TEMPLATE_TASK, name))
     return found
 
 
+def _known_use(workflow: WorkflowDefinition, task: TaskDefinition) -> bool:
+    """``parse_use`` found an action or agent the workflow declares (structural tasks and
+    sub-workflow invocations are synthetic uses, always known)."""
+    if task.structure is not Structure.NONE:
+        return True
+    kind, name = _target(task.uses)
+    if kind == "action":
+        return workflow.action_kind(name) is not None
+    if kind == "agent":
+        return name in dict(workflow.agents)
+    return kind == "workflow"
+
+
 def check_compensation(workflow: WorkflowDefinition) -> tuple[Diagnostic, ...]:
-    """Every compile-time diagnostic about compensate declarations (SG-92): first each
-    task's declaration checks, in task order; then, in a second pass over the tasks, the
-    template checks of every declaration whose checks were not stopped."""
+    """``compile`` alone: every compile-time diagnostic about the tasks and their compensate
+    declarations, over the expanded tasks (foreach children carry their own ids).
+
+    A sub-workflow invocation that declares ``compensate`` fails the expansion, and
+    ``compile`` returns right after it: those diagnostics alone. Otherwise a first pass in
+    task order: a repeated task id is ``duplicate_task`` and that task is dropped; an id
+    agentctl refuses is ``invalid_task_id`` (the task still compiles); an unknown ``uses`` is
+    ``unknown_uses`` and the task is dropped; then the declaration checks (SG-92). A second
+    pass checks the templates of every compiled declaration whose checks were not stopped,
+    against the tasks that compiled."""
+    invocations = [
+        Diagnostic(task.task_id, CompileRule.WORKFLOW_TASK_COMPENSATE, "compensate")
+        for task in workflow.tasks
+        if _target(task.uses)[0] == "workflow" and task.compensate is not None
+    ]
+    if invocations:
+        return tuple(invocations)
     first: list[Diagnostic] = []
+    compiled: list[TaskDefinition] = []
     templated: list[TaskDefinition] = []
-    for task in workflow.tasks:
+    for task in expand(workflow).tasks:
+        if any(other.task_id == task.task_id for other in compiled):
+            first.append(Diagnostic(task.task_id, CompileRule.DUPLICATE_TASK, task.task_id))
+            continue
+        if not is_agentctl_identifier(task.task_id):
+            first.append(Diagnostic(task.task_id, CompileRule.INVALID_TASK_ID))
+        if not _known_use(workflow, task):
+            first.append(Diagnostic(task.task_id, CompileRule.UNKNOWN_USES, task.uses))
+            continue
+        compiled.append(task)
         found, go_on = _check_task(workflow, task)
         first.extend(found)
         if go_on:
             templated.append(task)
-    second = [diagnostic for task in templated for diagnostic in _check_templates(workflow, task)]
+    known = {task.task_id for task in compiled}
+    second = [diagnostic for task in templated for diagnostic in _check_templates(task, known)]
     return (*first, *second)
+
+
+def parse_time_bounds(workflow: WorkflowDefinition) -> tuple[Diagnostic, ...]:
+    """``parse_workflow``'s checks of a ``compensate`` (its ``validate_document``): per task
+    in file order, ``timeoutSeconds``, then ``retry.maxAttempts``, then ``retry.backoffMs``."""
+    found = []
+    for task in workflow.tasks:
+        declaration = task.compensate
+        if declaration is None:
+            continue
+        retry = declaration.retry
+        problems = bound_problems(retry.max_attempts, retry.backoff_ms, declaration.timeout_seconds)
+        for field in ("timeoutseconds", "retry.maxattempts", "retry.backoffms"):
+            if field in problems:
+                found.append(Diagnostic(task.task_id, CompileRule.OUT_OF_BOUNDS, field))
+    return tuple(found)
+
+
+def check_loaded(workflow: WorkflowDefinition) -> tuple[tuple[Diagnostic, ...], bool]:
+    """The CLI's load path, ``parse_workflow`` then ``compile``: the diagnostics, and whether
+    the file got past the parser (a parse-time error stops before any compile check)."""
+    refused = parse_time_bounds(workflow)
+    if refused:
+        return refused, False
+    return check_compensation(workflow), True
 
 
 FOREACH_BINDING = "item"

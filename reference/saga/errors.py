@@ -50,6 +50,15 @@ class CompensationInputNotObject(SagaError):
     upstream = "InvalidState"
 
 
+class GeneratedWorkflowInvalid(SagaError):
+    """The compensation workflow generated from the plan does not compile: a rendered input
+    string is itself a template that is invalid or names a task (SG-98). agentctl compiles the
+    generated workflow inside planning, so the whole plan fails, not just the task."""
+
+    code = "saga_generated_workflow_invalid"
+    upstream = "InvalidState"
+
+
 class UnknownEffect(SagaError):
     code = "saga_unknown_effect"
     upstream = "NotFound"

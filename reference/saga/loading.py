@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 import re
+from collections.abc import Iterable
 from typing import Any, TypeVar
 
 from rescind.reference.saga.bindings import Binding, CaseDefinition, TargetKind
@@ -140,6 +141,13 @@ def _opt(reader: Reader, key: str, default: Any, parse: Any) -> Any:
     return default if found is None else parse(found)
 
 
+def _attempt_order(effects: Iterable[Effect]) -> tuple[Effect, ...]:
+    """agentctl's store lists a task's effects by attempt, then ordinal (``list_effects``,
+    SG-99): the file's order is kept within an attempt (that is the ordinal order) and the
+    attempts are sorted, so "the last effect" is always the latest attempt's."""
+    return tuple(sorted(effects, key=lambda effect: effect.attempt))
+
+
 def read_effect(reader: Reader, run_id: str, task_id: str) -> Effect:
     reader.object(("id", "status"), ("confirmed", "class", "attempt"))
     status = reader.child("status").choice(EffectStatus)
@@ -185,7 +193,7 @@ def _read_task(reader: Reader, run_id: str) -> SourceTask:
         compensate=_opt(reader, "compensate", None, read_compensate),
         effects=()
         if effects is None
-        else tuple(read_effect(item, run_id, task_id) for item in effects.items()),
+        else _attempt_order(read_effect(item, run_id, task_id) for item in effects.items()),
         state=_opt(reader, "state", TaskState.SUCCEEDED, lambda r: r.choice(TaskState)),
         output_json=_opt(reader, "output", None, Reader.json_text),
         vars_json=_opt(reader, "vars", "{}", Reader.json_text),
@@ -238,7 +246,7 @@ def _read_run(reader: Reader, source_run_id: str) -> CompensationRun:
                 state=_opt(item, "state", TaskState.SUCCEEDED, lambda r: r.choice(TaskState)),
                 effects=()
                 if effects is None
-                else tuple(read_effect(e, run_id, task_id) for e in effects.items()),
+                else _attempt_order(read_effect(e, run_id, task_id) for e in effects.items()),
             )
         )
     return CompensationRun(

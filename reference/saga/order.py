@@ -1,17 +1,21 @@
 """Compensation order over a dependency graph ("X needs Y": Y happened before X).
 
-Three orders, one per upstream behaviour:
+Two orders, one per upstream system, and the dependency pairs CaseHub's order respects:
 
 * ``stable_topological_order``: agentctl's compiled order. Kahn's algorithm where the ready task
   declared first always goes next (newly ready tasks re-enter by declaration position), which is
   the lexicographically smallest topological order by declaration index. agentctl compensates in
   exactly the *reverse* of it, one task at a time.
-* ``dfs_reverse_postorder``: what CaseHub's coordinator code computes: a depth-first post-order
-  in plan-item order, reversed. Dependents come first; independent items in reverse item order.
-* ``compensation_batches``: the CaseHub design's parallel schedule. A step whose dependents are
-  all compensated may go; every step that may go in the same round shares a batch. Batch of X is
-  0 when nothing depends on X, else one more than the largest batch of its dependents. A linear
-  chain gives one step per batch in strict reverse order.
+* ``dfs_reverse_postorder``: what CaseHub's coordinator code computes: a depth-first post-order,
+  reversed. Dependents come first. CaseHub walks its plan items (and each item's dependencies)
+  in hash order, so the order among independent items is not fixed: over every walk order the
+  DFS yields exactly the linear extensions of the dependency order (SG-100; on a DAG, visiting
+  the roots in the reverse of a wanted extension yields it). Here the walk is in item order.
+* ``reaches``: whether one node depends on another, directly or not; CaseHub's order respects
+  a dependency only when it is not part of a cycle (the DFS skips back edges).
+
+(The CaseHub design's parallel batches are gone: the coordinator dispatches one step at a
+time, SG-100.)
 """
 
 from __future__ import annotations
@@ -100,14 +104,15 @@ def dfs_reverse_postorder(nodes: Sequence[str], needs: Graph) -> tuple[str, ...]
     return tuple(reversed(post))
 
 
-def compensation_batches(nodes: Sequence[str], needs: Graph) -> tuple[tuple[str, ...], ...]:
-    """Maximal parallel rounds; inside a round, reverse declaration order (the code's tie)."""
-    order = stable_topological_order(nodes, needs)  # also rejects cycles
-    users = dependents_of(nodes, needs)
-    batch: dict[str, int] = {}
-    for node in reversed(order):  # every dependent is assigned before the node it needs
-        batch[node] = 1 + max((batch[user] for user in users[node]), default=-1)
-    rounds = max(batch.values(), default=-1) + 1
-    return tuple(
-        tuple(node for node in reversed(nodes) if batch[node] == level) for level in range(rounds)
-    )
+def reaches(needs: Graph, start: str, goal: str) -> bool:
+    """True when ``start`` needs ``goal``, directly or through other nodes."""
+    seen: set[str] = set()
+    pending = list(needs.get(start, ()))
+    while pending:
+        node = pending.pop()
+        if node == goal:
+            return True
+        if node not in seen:
+            seen.add(node)
+            pending.extend(needs.get(node, ()))
+    return False

@@ -24,9 +24,20 @@ from typing import Any
 
 import attrs
 
-from rescind.reference.saga.errors import CompensationInputNotObject, SourceRunNotTerminal
+from rescind.reference.saga.errors import (
+    CompensationInputNotObject,
+    GeneratedWorkflowInvalid,
+    SourceRunNotTerminal,
+)
 from rescind.reference.saga.lineage import Lineage, finalize_terminal_runs
-from rescind.reference.saga.templates import Context, TemplateError, render
+from rescind.reference.saga.templates import (
+    Context,
+    TemplateError,
+    render,
+    strings_in,
+    tasks_named_by,
+    validate,
+)
 from rescind.reference.saga.workflow import (
     COMPENSATION_TASK_PREFIX,
     OnFailure,
@@ -198,6 +209,21 @@ def _render_input(lineage: Lineage, task: SourceTask) -> str:
     return canonical_json(rendered)
 
 
+def _revalidate(entries: list[PlanEntry]) -> None:
+    """SG-98: agentctl compiles the generated compensation workflow while it plans, and the
+    rendered inputs are that workflow's ``with``: a rendered string that is an invalid
+    template, or one that names any task (none is in ``needs``; most do not exist), makes
+    the compile, and so the whole plan, fail."""
+    for entry in entries:
+        for text in strings_in(json.loads(entry.input_json)):
+            try:
+                validate(text)
+            except TemplateError:
+                raise GeneratedWorkflowInvalid(task_id=entry.source_task_id) from None
+            if tasks_named_by(text):
+                raise GeneratedWorkflowInvalid(task_id=entry.source_task_id)
+
+
 def plan_compensation(
     lineage: Lineage, selection: tuple[str, ...] = ()
 ) -> tuple[Lineage, CompensationPlan]:
@@ -242,6 +268,8 @@ def plan_compensation(
             continue
         # SG-91: the plan names the inverse by its ``uses`` as written (``action:NAME``).
         entries.append(PlanEntry(task_id, task.compensate.uses, tuple(eligible), input_json))
+    if entries:
+        _revalidate(entries)
     plan = CompensationPlan(
         source_run_id=source.run_id,
         automatic=source.policy.on_failure is OnFailure.AUTOMATIC,

@@ -8,10 +8,14 @@ What Rescind reproduces (agentctl-core ``template.rs``, docs/spec/saga.md SG-81)
 * a path is ``inputs.NAME``, ``vars.NAME``, ``memory.KEY`` or ``tasks.ID.output``, each
   followed by optional ``.FIELD`` steps into objects; every segment is ASCII letters, digits,
   ``_`` or ``-`` (so a task id with a dot cannot be named); anything else is ``unsupported``;
+* a comparison splits at the first operator found, trying ``==``, ``!=``, ``<=``, ``>=``,
+  ``<`` and ``>`` in that order (SG-94); its right side may not be empty, and ``<``, ``<=``,
+  ``>``, ``>=`` need a JSON number there (compile time) and a number on the left (render time);
 * a string that is exactly one expression renders to the value at the path (any JSON type),
-  or, when the expression contains ``==`` or starts with ``not ``, to a boolean: ``path ==
-  literal`` (the literal read as JSON, else as text with surrounding quotes removed) or the
-  path's truthiness, negated by ``not``;
+  or, when the expression is a comparison or starts with ``not ``, to a boolean: ``path OP
+  literal`` (the literal read as JSON, else as text with surrounding quotes removed; ``==``
+  and ``!=`` are JSON value equality, the others compare both sides as f64) or the path's
+  truthiness, negated by ``not`` (which applies to the whole comparison);
 * any other string with expressions is text: each expression is replaced by its scalar value
   (``null``, ``true``/``false``, the number, the string itself); an object or array there is
   ``non_scalar``;
@@ -27,6 +31,7 @@ from __future__ import annotations
 
 import enum
 import json
+import math
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -76,14 +81,53 @@ def expressions(text: str) -> list[tuple[int, int, str]]:
     return found
 
 
+OPERATORS = ("==", "!=", "<=", ">=", "<", ">")
+"""agentctl's ``split_comparison`` tries the operators in this order, each at its first
+occurrence, so ``a <= 1`` is ``<=`` and ``a == b < c`` is ``==`` (SG-94)."""
+ORDERING = frozenset({"<", "<=", ">", ">="})
+
+
+def split_comparison(expression: str) -> tuple[str, str, str] | None:
+    """(left, operator, right) at the first operator found, in ``OPERATORS`` order."""
+    for operator in OPERATORS:
+        left, found, right = expression.partition(operator)
+        if found:
+            return left, operator, right
+    return None
+
+
 def _strip_not(expression: str) -> str:
     stripped = expression.strip()
     return stripped[len("not ") :] if stripped.startswith("not ") else stripped
 
 
+def _left(expression: str) -> str:
+    candidate = _strip_not(expression)
+    comparison = split_comparison(candidate)
+    return (candidate if comparison is None else comparison[0]).strip()
+
+
+def _json_number(text: str) -> bool:
+    try:
+        value = json.loads(text, parse_constant=_no_constants)
+    except ValueError:
+        return False
+    if isinstance(value, float):
+        return math.isfinite(value)  # serde_json refuses a number beyond f64
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _check_path(expression: str) -> None:
-    """The path of a path or comparison expression must be one agentctl can resolve."""
-    path = _strip_not(expression).partition("==")[0].strip()
+    """The path of a path or comparison expression must be one agentctl can resolve, and a
+    comparison needs a right side (a JSON number for the ordering operators)."""
+    comparison = split_comparison(_strip_not(expression))
+    if comparison is not None:
+        _, operator, right = comparison
+        if not right.strip():
+            raise TemplateError(TemplateProblem.UNSUPPORTED)
+        if operator in ORDERING and not _json_number(right.strip()):
+            raise TemplateError(TemplateProblem.UNSUPPORTED)
+    path = _left(expression)
     parts = path.split(".")
     root_ok = (parts[0] in ROOTS and len(parts) >= 2) or (
         parts[0] == "tasks" and len(parts) >= 3 and parts[2] == "output"
@@ -119,19 +163,26 @@ def invalid_templates(value: Any) -> list[str]:
     return invalid
 
 
+def tasks_named_by(text: str) -> list[str]:
+    """agentctl's ``referenced_tasks`` of one string: the sorted set of ``ID`` in
+    ``tasks.ID...`` (the left side of a comparison), whether or not the expression is
+    otherwise valid; a string whose expressions do not parse names none."""
+    try:
+        parsed = expressions(text)
+    except TemplateError:
+        return []
+    found = set()
+    for _, _, expression in parsed:
+        parts = _left(expression).split(".")
+        if parts[0] == "tasks" and len(parts) >= 2:
+            found.add(parts[1])
+    return sorted(found)
+
+
 def referenced_tasks(value: Any) -> list[str]:
-    """Task ids named by ``tasks.ID...`` expressions, first mention first (strings that do not
-    parse name none)."""
-    found = []
-    for text in strings_in(value):
-        try:
-            parsed = expressions(text)
-        except TemplateError:
-            continue
-        for _, _, expression in parsed:
-            parts = _strip_not(expression).partition("==")[0].strip().split(".")
-            if parts[0] == "tasks" and len(parts) >= 2:
-                found.append(parts[1])
+    """Task ids named by ``tasks.ID...`` expressions anywhere in ``value``, first mention
+    first."""
+    found = [name for text in strings_in(value) for name in tasks_named_by(text)]
     return list(dict.fromkeys(found))
 
 
@@ -176,9 +227,12 @@ def _no_constants(name: str) -> Any:
 def _literal(text: str) -> Any:
     """The right side of ``==``: JSON if it parses as JSON (no NaN or Infinity), else text."""
     try:
-        return json.loads(text, parse_constant=_no_constants)
+        value = json.loads(text, parse_constant=_no_constants)
     except ValueError:
         return text.strip("'\"")
+    if isinstance(value, float) and not math.isfinite(value):
+        return text.strip("'\"")  # serde_json refuses a number beyond f64: read as text
+    return value
 
 
 def json_equal(left: Any, right: Any) -> bool:
@@ -208,12 +262,40 @@ def evaluate(expression: str, context: Context) -> bool:
         inner = inner[len(OPEN) : -len(CLOSE)].strip()
     negated = inner.startswith("not ")
     candidate = _strip_not(inner)
-    left, equals, right = candidate.partition("==")
-    if equals:
-        result = json_equal(_resolve(left.strip(), context), _literal(right.strip()))
-    else:
+    comparison = split_comparison(candidate)
+    if comparison is None:
         result = truthy(_resolve(candidate, context))
+    else:
+        left, operator, right = comparison
+        value, literal = _resolve(left.strip(), context), _literal(right.strip())
+        if operator == "==":
+            result = json_equal(value, literal)
+        elif operator == "!=":
+            result = not json_equal(value, literal)
+        else:
+            result = _ordered(operator, _as_f64(value), _as_f64(literal))
     return not result if negated else result
+
+
+def _as_f64(value: Any) -> float:
+    """serde_json's ``as_f64``: any number, an integer rounded to the nearest f64; anything
+    else cannot be ordered."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TemplateError(TemplateProblem.UNSUPPORTED)
+    try:
+        return float(value)
+    except OverflowError:  # an integer beyond f64: serde_json would have read it as a float
+        return math.copysign(math.inf, value)
+
+
+def _ordered(operator: str, left: float, right: float) -> bool:
+    if operator == "<":
+        return left < right
+    if operator == "<=":
+        return left <= right
+    if operator == ">":
+        return left > right
+    return left >= right
 
 
 def _scalar_text(value: Any) -> str:
@@ -236,7 +318,7 @@ def _render_string(text: str, context: Context) -> Any:
         return text
     if len(found) == 1 and found[0][0] == 0 and found[0][1] == len(text):
         expression = found[0][2]
-        if "==" in expression or expression.lstrip().startswith("not "):
+        if split_comparison(expression) is not None or expression.lstrip().startswith("not "):
             return evaluate(expression, context)
         return _resolve(expression, context)
     pieces = []

@@ -102,30 +102,29 @@ def test_ch_s4_chain_order() -> None:
         Binding("undo-b", compensation=True),
     )
     order = compensation_order(d)
-    assert order.sequential == ("step-b", "step-a")
-    assert order.batches == (("step-b",), ("step-a",))
+    assert order.undo == ("step-b", "step-a")
+    assert order.before == (("step-b", "step-a"),)
 
 
-def test_ch_s5_independent_code_vs_design() -> None:
+def test_ch_s5_independent_steps_are_unordered() -> None:
     d = definition(
         Binding("step-a", compensate="u"),
         Binding("step-b", compensate="u"),
         Binding("u", compensation=True),
     )
     order = compensation_order(d)
-    assert order.sequential == ("step-b", "step-a")  # code: reverse item order, one at a time
-    assert order.batches == (("step-b", "step-a"),)  # design: together
+    assert sorted(order.undo) == ["step-a", "step-b"] and order.before == ()  # SG-100
 
 
-def test_channels_match_exactly_and_cycles_have_no_batches() -> None:
+def test_channels_match_exactly_and_cycles_leave_both_orders() -> None:
     d = definition(
         Binding("a", compensate="u", produces=("out",)),
         Binding("b", compensate="u", consumes=("out-2",)),
     )
-    assert compensation_order(d).batches == (("b", "a"),)
+    assert compensation_order(d).before == ()
     loop = definition(
         Binding("a", compensate="u", consumes=("y",), produces=("x",)),
         Binding("b", compensate="u", consumes=("x",), produces=("y",)),
     )
     order = compensation_order(loop)
-    assert order.batches is None and sorted(order.sequential) == ["a", "b"]
+    assert order.before == () and sorted(order.undo) == ["a", "b"]

@@ -7,7 +7,6 @@ import pytest
 from rescind.reference.saga.bindings import Binding, CaseDefinition, TargetKind
 from rescind.reference.saga.casehub import (
     Case,
-    Concurrency,
     Coordinator,
     EventKind,
     PlanItem,
@@ -140,12 +139,17 @@ def test_ch_s4_reverse_dependency_order() -> None:
     assert t.case.status is C.COMPENSATED
 
 
-def test_ch_s5_independent_code_and_design() -> None:
+def test_ch_s5_independent_steps_go_one_at_a_time() -> None:
+    # SG-100: one step in flight; which independent step goes first is CaseHub's hash order,
+    # this reference takes the DFS in item order.
     items = (PlanItem("i-a", "step-a"), PlanItem("i-b", "step-b"))
-    sequential = start(case(PAIR, *items))
-    assert [d.binding for d in sequential.dispatches] == ["undo-b"]
-    batched = start(case(PAIR, *items), Coordinator(Concurrency.BATCHED))
-    assert sorted(d.binding for d in batched.dispatches) == ["undo-a", "undo-b"]
+    first = start(case(PAIR, *items))
+    (dispatch,) = first.dispatches
+    second = Coordinator().on_item_status(first.case, dispatch.item_id, P.COMPLETED)
+    (other,) = second.dispatches
+    assert {dispatch.binding, other.binding} == {"undo-a", "undo-b"}
+    done = Coordinator().on_item_status(second.case, other.item_id, P.COMPLETED)
+    assert done.case.status is C.COMPENSATED and done.dispatches == ()
 
 
 def test_ch_s6_nothing_to_compensate() -> None:
@@ -223,6 +227,10 @@ def test_ch_s9_s10_dispatch_failures(
     )
     assert t.changes[-1] == (C.COMPENSATING, C.COMPENSATION_FAULTED)
     assert dict(t.events[-1].fields)["reason"] == reason
+    # SG-101: the item exists and the step is logged before the target is found unusable.
+    assert kinds(t) == ["COMPENSATION_STARTED", "COMPENSATION_STEP_STARTED", "COMPENSATION_FAULTED"]
+    assert t.dispatches == ()
+    assert t.case.item("i-a-cmp-1").status is P.DISPATCHING
 
 
 def test_ch_s10_judgment_dispatch() -> None:
@@ -262,19 +270,6 @@ def test_ch_s12_missing_binding_and_definition() -> None:
     assert dict(lost.events[-1].fields)["reason"] == "case_definition_not_found"
 
 
-def test_batched_chain_is_strictly_reverse_and_fault_keeps_siblings() -> None:
-    coordinator = Coordinator(Concurrency.BATCHED)
-    t = start(case(CHAIN, PlanItem("i-a", "step-a"), PlanItem("i-b", "step-b")), coordinator)
-    assert [d.binding for d in t.dispatches] == ["undo-b"]
-    pair = start(case(PAIR, PlanItem("i-a", "step-a"), PlanItem("i-b", "step-b")), coordinator)
-    by_binding = {d.binding: d.item_id for d in pair.dispatches}
-    faulted = coordinator.on_item_status(pair.case, by_binding["undo-b"], P.FAULTED)
-    late = coordinator.on_item_status(faulted.case, by_binding["undo-a"], P.COMPLETED)
-    assert late.case.status is C.COMPENSATION_FAULTED and late.events == ()
-    retry = start(late.case, coordinator)
-    assert [d.binding for d in retry.dispatches] == ["undo-b"]
-
-
 @pytest.mark.parametrize("old", [P.PENDING, P.DISPATCHING, P.RUNNING])
 def test_sg93_sequential_retry_dispatches_beside_an_item_in_flight(old: PlanItemStatus) -> None:
     # CaseHub's fireNextCompensationStep counts only COMPLETED compensation items: the
@@ -290,6 +285,3 @@ def test_sg93_sequential_retry_dispatches_beside_an_item_in_flight(old: PlanItem
     assert dispatch.binding == "undo-step-a" and dispatch.item_id != "i-a-cmp-1"
     linked = [i for i in t.case.items if i.compensates_item_id == "i-a"]
     assert [i.status for i in linked] == [old, P.DISPATCHING]
-    # Batched mode (the design, Rescind's) leaves the step with an item in flight alone.
-    batched = start(c, Coordinator(Concurrency.BATCHED))
-    assert batched.dispatches == () and batched.case.status is C.COMPENSATING

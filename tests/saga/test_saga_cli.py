@@ -85,10 +85,11 @@ def test_validate_valid_with_a_gap(tmp_path: Path, capsys: pytest.CaptureFixture
     assert main(["saga", "validate", write(tmp_path, gapped)]) == 0
     out = capsys.readouterr().out
     assert "compensation_gap" in out and "valid: true" in out
-    assert "code order (one at a time): charge, reserve" in out
+    assert "one order (one step at a time): charge, reserve" in out
+    assert "every order keeps: charge before reserve" in out
     assert main(["saga", "validate", "--json", write(tmp_path, BINDINGS)]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["valid"] and report["order"]["batches"] == [["charge"], ["reserve"]]
+    assert report["valid"] and report["order"]["before"] == [["charge", "reserve"]]
 
 
 def test_validate_errors_exit_one(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -104,7 +105,7 @@ def test_validate_errors_exit_one(tmp_path: Path, capsys: pytest.CaptureFixture[
         ("{not json", "invalid JSON"),
         ('{"a": 1, "a": 2}', "repeats a key"),
         ("[]", "must be an object"),
-        ({"sourceRun": {"runId": "X", "state": "failed", "tasks": []}}, "not an identifier"),
+        ({"sourceRun": {"runId": "x y", "state": "failed", "tasks": []}}, "not an identifier"),
         ({"sourceRun": {"runId": "r", "state": "done", "tasks": []}}, "must be one of"),
         ({"sourceRun": {"runId": "r", "state": "failed", "tasks": []}, "extra": 1}, "unknown key"),
         (
@@ -190,7 +191,11 @@ def test_unreadable_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
 @pytest.mark.parametrize(
     ("action", "body", "shown"),
     [
-        ("plan", {"sourceRun": {"runId": "X", "state": "failed", "tasks": []}}, "sourceRun.runId"),
+        (
+            "plan",
+            {"sourceRun": {"runId": "x/y", "state": "failed", "tasks": []}},
+            "sourceRun.runId",
+        ),
         (
             "plan",
             {"sourceRun": {"runId": "r", "state": "failed", "tasks": [{"id": "a", "needsX": []}]}},

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 import attrs
+import z3
 
 from rescind.model import saga, saga_planning
 from rescind.model.checks import CheckResult
@@ -196,21 +197,33 @@ def test_order_rule_failures() -> None:
     violated(saga.check_order(size=3, order_rule=lambda pos, n: list(pos)), "undoes a task first")
 
 
-def test_batch_rule_failures() -> None:
-    def flat(needs: list[list[object]], level: list[object], n: int) -> list[object]:
-        return [lvl == 0 for lvl in level]
+def test_one_at_a_time_rule_failures() -> None:
+    def ignore_needs(needs: list[list[object]], pos: list[object], n: int) -> list[object]:
+        return [z3.And(p >= 0, p < n) for p in pos] + [z3.Distinct(*pos)]
 
-    violated(saga.check_batches(size=3, rule=flat), "break the rule")
+    violated(saga.check_one_at_a_time(size=3, rule=ignore_needs), "undoes a task first")
 
-    # A rule no batches satisfy would pass the other queries vacuously.
-    def impossible(needs: list[list[object]], level: list[object], n: int) -> list[object]:
-        return [*saga_planning.batch_levels(needs, level, n), level[0] == n]
+    def declared_order(needs: list[list[object]], pos: list[object], n: int) -> list[object]:
+        return [*saga_planning.one_at_a_time(needs, pos, n), *(p == i for i, p in enumerate(pos))]
 
-    violated(saga.check_batches(size=3, rule=impossible), "the rule admits no batches")
+    # Declared order contradicts a chain (t1 needs t0, so t1 goes first).
+    violated(saga.check_one_at_a_time(size=3, rule=declared_order), "order")
+
+    def one_fixed_order(needs: list[list[object]], pos: list[object], n: int) -> list[object]:
+        # A rule that fixes the order of independent steps would make vectors over-strict.
+        rules = saga_planning.one_at_a_time(needs, pos, n)
+        unrelated = [
+            z3.Implies(z3.Not(z3.Or(needs[u][v], needs[v][u])), pos[u] < pos[v])
+            for u in range(n)
+            for v in range(u + 1, n)
+        ]
+        return [*rules, *unrelated]
+
+    violated(saga.check_one_at_a_time(size=3, rule=one_fixed_order), "admit only one order")
 
 
-# Answers below are worked out by hand from SG-19 (undo the compiled order backwards) and SG-47
-# (batch 0 holds what nothing depends on; else one past the latest dependent).
+# Answers below are worked out by hand from SG-19 (undo the compiled order backwards) and SG-100
+# (one step at a time, every dependent before what it depends on).
 CHAIN = {"t0": (), "t1": ("t0",), "t2": ("t1",)}
 FORK = {"t0": (), "t1": ("t0",), "t2": ("t0",)}
 
@@ -225,11 +238,10 @@ def test_order_admits_exactly_the_reversed_compiled_order() -> None:
     assert not admits(CHAIN, ("t2", "t2", "t0"))
 
 
-def test_batches_admit_exactly_the_earliest_levels() -> None:
-    admits = saga_planning.batches_admit(3)
-    assert admits(CHAIN, (("t2",), ("t1",), ("t0",)))
-    assert admits(FORK, (("t1", "t2"), ("t0",)))
-    assert not admits(FORK, (("t1",), ("t2",), ("t0",)))  # t2 could start at once
-    assert not admits(FORK, (("t0", "t1", "t2"),))
-    assert not admits(CHAIN, (("t2",), ("t1",)))
-    assert not admits(CHAIN, (("t2",), ("t1",), ("t0", "t1")))
+def test_undo_admits_exactly_the_dependents_first_orders() -> None:
+    admits = saga_planning.undo_admits(3)
+    assert admits(CHAIN, ("t2", "t1", "t0"))
+    assert admits(FORK, ("t1", "t2", "t0")) and admits(FORK, ("t2", "t1", "t0"))
+    assert not admits(FORK, ("t1", "t0", "t2"))
+    assert not admits(CHAIN, ("t0", "t1", "t2"))
+    assert not admits(CHAIN, ("t2", "t1"))

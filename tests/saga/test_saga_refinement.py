@@ -1,4 +1,4 @@
-"""The saga refinement checks: the reference planner, order and batches pass on every small
+"""The saga refinement checks: the reference planner and orders pass on every small
 world, a deliberately broken one fails with a numbered counterexample, and ``rescind check``
 runs them only for the built-in reference."""
 
@@ -17,14 +17,14 @@ from rescind.conformance.runner import run_checks
 from rescind.conformance.sources import saga_model as saga_refinement
 from rescind.model.checks import CheckResult
 from rescind.reference.saga.lineage import Lineage
-from rescind.reference.saga.order import compensation_batches, reverse_compiled_order
+from rescind.reference.saga.order import reverse_compiled_order
 from rescind.reference.saga.planner import CompensationPlan, PlanEntry, plan_compensation
 
 Graph = Mapping[str, tuple[str, ...]]
 IDS = {
     "refinement.saga.plan-excludes-unsettled": "SG-77",
     "refinement.saga.order-reverse-compiled": "SG-78",
-    "refinement.saga.order-batches": "SG-79",
+    "refinement.saga.order-any-linear-extension": "SG-102",
 }
 
 
@@ -41,7 +41,7 @@ def violated(result: CheckResult, *fragments: str) -> None:
 def test_the_reference_refines_every_rule() -> None:
     planner = saga_refinement.check_planner()
     assert planner.status == "proven" and "64 one-effect worlds" in planner.detail
-    for result in (saga_refinement.check_order(), saga_refinement.check_batches()):
+    for result in (saga_refinement.check_order(), saga_refinement.check_any_order()):
         # 1 + 3 + 25 + 543 labelled DAGs on 1..4 tasks.
         assert result.status == "proven" and "all 572 DAGs" in result.detail, result
 
@@ -76,25 +76,28 @@ def test_order_that_undoes_forwards() -> None:
     )
 
 
-def test_batches_that_run_everything_at_once() -> None:
-    def one_batch(nodes: Sequence[str], needs: Graph) -> tuple[tuple[str, ...], ...]:
-        return (tuple(nodes),)
-
-    violated(
-        saga_refinement.check_batches(one_batch, largest=3),
-        "reference batches t0, t1",
-        "batch rule admits no such batches",
-    )
-
-
-def test_code_order_that_undoes_a_needed_task_first() -> None:
+def test_walk_that_ignores_dependencies() -> None:
     def declared(nodes: Sequence[str], needs: Graph) -> tuple[str, ...]:
         return tuple(nodes)
 
     violated(
-        saga_refinement.check_batches(compensation_batches, declared, largest=2),
-        "t1 needs t0",
-        "undoes t0 before t1, which needs it",
+        saga_refinement.check_any_order(declared, largest=2),
+        "t0 needs t1",
+        "the model's rule admits no such order",
+    )
+
+
+def test_walk_that_fixes_one_order_of_independent_steps() -> None:
+    # Sorting first ignores the walk order: a correct order, but only one of those CaseHub
+    # may take, so the check says which admitted order no walk yields.
+    def fixed(nodes: Sequence[str], needs: Graph) -> tuple[str, ...]:
+        from rescind.reference.saga.order import dfs_reverse_postorder
+
+        return dfs_reverse_postorder(sorted(nodes), needs)
+
+    violated(
+        saga_refinement.check_any_order(fixed, largest=2),
+        "no walk order yields this admitted order",
     )
 
 

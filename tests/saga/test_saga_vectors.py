@@ -179,9 +179,13 @@ def test_known_answers_casehub() -> None:
     assert expected("validate.ch-s13.missing-target")["error"] == "saga_binding_missing_target"
     assert expected("validate.ch-s13.two-cycle")["error"] == "saga_binding_cycle"
     assert expected("validate.ch-s13.orphan-refused")["error"] == "saga_binding_orphan"
-    assert expected("order.ch-s4.chain-reverse")["order"]["sequential"] == ["step-b", "step-a"]
-    s5 = expected("order.ch-s5.independent")["order"]
-    assert s5 == {"sequential": ["step-b", "step-a"], "batches": [["step-b", "step-a"]]}
+    chain = expected("order.ch-s4.chain-reverse.any-order")["order"]
+    assert chain["before"] == [["step-b", "step-a"]]
+    s5 = expected("order.ch-s5.independent.any-order")["order"]
+    assert s5 == {
+        "undo": {"linearExtensionOf": {"items": ["step-a", "step-b"], "before": []}},
+        "before": [],
+    }
     edge = TESTS["transition.casehub-case.completed.compensate"]
     assert dict(edge.expected) == {"state": "COMPENSATING"} and "DocumentedException" in edge.flags
     for trigger in ("suspend", "cancel"):

@@ -28,6 +28,7 @@ from rescind.conformance.interpreters.compensation_reconcile import (
 )
 from rescind.conformance.provenance import derived
 from rescind.conformance.vectors.format import Flag, VectorFile, VectorGroup, VectorTest
+from rescind.reference.errors import RescindError
 from rescind.reference.messages import OperationStatus
 from rescind.reference.payload import ToolPayload
 
@@ -82,6 +83,10 @@ class Case:
     applies_to: str = PROFILE
     """The profile of the vector itself: the extension's, or ``splash-v5`` for the refusals
     every plain driver that declares ``session`` must give (CR-2, CR-1)."""
+    settings: tuple[tuple[str, Any], ...] = ()
+    """Optional scenario keys: ``limits`` (``perTool``, ``session``), ``maxCompensations``."""
+    refused: str | None = None
+    """The error code by which the scenario is refused before any step runs."""
 
 
 def _lost() -> dict[str, Any]:
@@ -288,14 +293,95 @@ CASES = (
         profile=UPSTREAM,
         same_as_unknown_kind=((0, 1), (2, 3)),
     ),
+    Case(
+        "cr.budget.session-spent-to-its-end",
+        "CR-3",
+        "a session allowed two reconciliations: two lookups answer running, the third is "
+        "refused before any lookup, and the compensation stays pending_compensation",
+        (*STUCK, _reconcile(RUNNING), _reconcile(RUNNING), _reconcile(), RESEND),
+        (*STUCK_OUTCOMES, OK, OK, "reconciliation_session_budget_exhausted", OK),
+        settings=(("limits", {"session": 2}),),
+    ),
+    Case(
+        "cr.budget.per-tool-spent-to-its-end",
+        "CR-3",
+        "one reconciliation per tool: the second is refused before any lookup",
+        (*STUCK, _reconcile(RUNNING), _reconcile()),
+        (*STUCK_OUTCOMES, OK, "reconciliation_budget_exhausted"),
+        settings=(("limits", {"perTool": 1}),),
+    ),
+    Case(
+        "cr.grant-without-compensations",
+        "CR-4",
+        "the tool's grant allows no compensation: a reconciliation is refused as not granted "
+        "before the journal is looked at",
+        (_reconcile(),),
+        ("compensation_not_granted",),
+        settings=(("maxCompensations", 0),),
+    ),
+    Case(
+        "cr.limits.per-tool-zero-refused",
+        "CR-3",
+        "a per-tool reconciliation budget of zero is refused before the session opens",
+        (),
+        (),
+        settings=(("limits", {"perTool": 0}),),
+        refused="zero_per_tool_reconciliation_limit",
+    ),
+    Case(
+        "cr.limits.session-zero-refused",
+        "CR-3",
+        "a session reconciliation budget of zero is refused before the session opens",
+        (),
+        (),
+        settings=(("limits", {"session": 0}),),
+        refused="zero_session_reconciliation_limit",
+    ),
+    Case(
+        "cr.gate.unknown-profile",
+        "CR-2",
+        "a profile name the worker does not know is refused before the session opens",
+        (),
+        (),
+        profile="splash-v6",
+        refused="unknown_worker_profile",
+    ),
 )
 
 
 def scenario(case: Case) -> dict[str, Any]:
-    return {"profile": case.profile, "declared": case.declared, "steps": list(case.steps)}
+    return {
+        "profile": case.profile,
+        "declared": case.declared,
+        **dict(case.settings),
+        "steps": list(case.steps),
+    }
+
+
+def _refused_vector(case: Case) -> VectorTest:
+    try:
+        run_compensation_reconcile(scenario(case))
+    except RescindError as error:
+        if error.code != case.refused:
+            message = f"{case.id}: refused with {error.code}, intended {case.refused}"
+            raise ValueError(message) from None
+        return VectorTest(
+            id=case.id,
+            rule=case.rule,
+            comment=case.comment,
+            input={"scenario": scenario(case)},
+            expected={"error": error.code},
+            result="invalid",
+            flags=("RescindExtension",),
+            provenance=derived(case.rule),
+            profile=case.applies_to,
+        )
+    raise ValueError(f"{case.id}: the reference ran the scenario, intended {case.refused}")
 
 
 def vector(case: Case) -> VectorTest:
+    if case.refused is not None:
+        return _refused_vector(case)
     run = run_compensation_reconcile(scenario(case))
     outcomes = tuple(OK if "result" in step else str(step["error"]) for step in run["steps"])
     if outcomes != case.intended:
@@ -339,11 +425,25 @@ SCENARIO_SCHEMA = {
         "scenario": {
             "type": "object",
             "required": ["profile", "declared", "steps"],
-            "properties": {"steps": {"type": "array", "items": STEP_SCHEMA}},
+            "properties": {
+                "steps": {"type": "array", "items": STEP_SCHEMA},
+                "limits": {
+                    "type": "object",
+                    "properties": {
+                        "perTool": {"type": "integer", "minimum": 0},
+                        "session": {"type": "integer", "minimum": 0},
+                    },
+                    "additionalProperties": False,
+                },
+                "maxCompensations": {"type": "integer", "minimum": 0},
+            },
         }
     },
 }
-OUTCOME_SCHEMA = {"type": "object", "required": ["steps"]}
+OUTCOME_SCHEMA = {
+    "type": "object",
+    "oneOf": [{"required": ["steps"]}, {"required": ["error"]}],
+}
 
 
 def build() -> VectorFile:

@@ -219,6 +219,7 @@ MANIFESTS: list[Row] = [
     ("manifest.validate.zero-grants", "GR-25", "valid", ("ZeroGrantSession",), "no grants at all", _man(manifest_text())),
     ("manifest.validate.version-4", "GR-24", "invalid", ("VersionCheck",), "older version", _man(manifest_text(version=4))),
     ("manifest.validate.version-6", "GR-24", "invalid", ("VersionCheck",), "newer version", _man(manifest_text(version=6))),
+    ("manifest.validate.version-0", "GR-24", "invalid", ("VersionCheck",), "version zero (the smallest u16)", _man(manifest_text(version=0))),
     ("manifest.validate.128-grants", "GR-24", "valid", ("GrantLimit",), "exactly 128 grants", _man(_many(128))),
     ("manifest.validate.129-grants", "GR-24", "invalid", ("GrantLimit",), "one grant too many", _man(_many(129))),
     ("manifest.validate.count-before-session-id", "GR-24", "invalid", ORDER, "129 grants and a bad session id", _man(_many(129, session="Bad"))),

@@ -58,8 +58,8 @@ def rec(
     return text + "}"
 
 
-def _failed(length: int) -> str:
-    return '{"state":"failed","message":"' + "x" * length + '"}'
+def _failed(length: int, character: str = "x") -> str:
+    return '{"state":"failed","message":"' + character * length + '"}'
 
 
 PROBE_FAILED = journal(rec(TOTAL, comp('{"state":"failed","message":"boom"}')))
@@ -112,6 +112,21 @@ def failure_message_bounds() -> list[CaseRow]:
             journal(rec(_failed(4097))),
             _probe_row("state failed 4097", False),
             PROBE,
+        ),
+        # The bound counts UTF-8 bytes, not characters: a two-byte character at the edge.
+        _row(
+            "codec.failed-message-2048-two-byte-characters",
+            "2,048 two-byte characters: 4,096 bytes, at the bound",
+            journal(rec(_failed(2048, "\u00e9"))),
+            derived("WJ-3"),
+            (),
+        ),
+        _row(
+            "codec.failed-message-2049-two-byte-characters",
+            "2,049 two-byte characters: 2,049 characters but 4,098 bytes, past the bound",
+            journal(rec(_failed(2049, "\u00e9"))),
+            derived("WJ-3"),
+            (),
         ),
     ]
 

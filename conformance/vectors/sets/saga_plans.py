@@ -191,6 +191,7 @@ _SCHEMA = {
             "lineage": {"type": "object"},
             "steps": {"type": "array"},
             "workflow": {"type": "object"},
+            "entry": {"enum": ["compile", "cli"]},
         },
         "additionalProperties": False,
     },

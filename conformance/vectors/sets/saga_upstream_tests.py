@@ -21,12 +21,12 @@ from rescind.conformance.interpreters.saga_documents import (
     case_document,
     reconcile_document,
     run_document,
-    validate_document,
     work_item_document,
 )
 from rescind.conformance.provenance import Provenance, upstream
 from rescind.conformance.vectors.format import Flag, VectorFile, VectorGroup, VectorTest
 from rescind.conformance.vectors.retired import live_id
+from rescind.conformance.vectors.sets.saga_bindings import validate_answer
 from rescind.reference.errors import RescindError
 
 TOPIC = "saga-upstream-tests"
@@ -410,10 +410,11 @@ ENGINE_PORTS = [
     ),
     Port(
         "dispatch_unsupported_target_faults",
-        "SG-45",
+        "SG-101",
         "the test's targets are mocked JudgmentTargets and no JudgmentScheduler resolves, so "
-        "dispatch fails and the case ends COMPENSATION_FAULTED (the test's name says "
-        "unsupported target; the path it exercises is the missing scheduler)",
+        "dispatch fails and the case ends COMPENSATION_FAULTED, after the compensation item is "
+        "created and COMPENSATION_STEP_STARTED logged (the test's name says unsupported "
+        "target; the path it exercises is the missing scheduler)",
         _case_steps(
             _case(
                 _one_step("judgment"),
@@ -1005,9 +1006,7 @@ def build() -> VectorFile:
             ),
             VectorGroup(
                 "validate",
-                _vectors(
-                    "casehub.bindings", CASEHUB_BINDING_TEST, validate_document, BINDING_PORTS
-                ),
+                _vectors("casehub.bindings", CASEHUB_BINDING_TEST, validate_answer, BINDING_PORTS),
             ),
             VectorGroup(
                 "work-item", _vectors("casehub.work", CASEHUB_WORK_TEST, work_item_document, work)

@@ -216,9 +216,6 @@ def _print_report(report: BindingReport, order: dict[str, Any] | None) -> None:
     console.print(f"valid: {str(report.valid).lower()}")
     if order is None:
         return
-    console.print("code order (one at a time): " + (", ".join(order["sequential"]) or "none"))
-    if order["batches"] is None:
-        console.print("batches: none (the produces/consumes graph has a cycle)")
-        return
-    for index, batch in enumerate(order["batches"], 1):
-        console.print(f"batch {index}: {', '.join(batch)}")
+    console.print("one order (one step at a time): " + (", ".join(order["undo"]) or "none"))
+    pairs = ", ".join(f"{first} before {second}" for first, second in order["before"])
+    console.print("every order keeps: " + (pairs or "nothing (any order)"))
