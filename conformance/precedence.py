@@ -1,0 +1,317 @@
+"""Error precedence as data: for every operation with two or more refusal codes, the order in
+which upstream's code runs its checks (docs/spec/precedence.md, rules EP-n).
+
+One list per operation, earliest check first. A check marked ``per_item`` runs once for each
+item of a sequence (each step of a plan, each operation of a ledger, each grant of a
+manifest), all per-item checks of one item before the next item's; so beside the adjacent
+pairs of the list there is one more pair: the last per-item check of an item before the
+first per-item check of the next item.
+
+Every pair is covered by one generated vector (an input that breaks both checks, expecting
+the earlier one's code; ``rescind.conformance.vectors.sets._precedence``), unless the
+operation excuses it with a reason (no input can break both). Adding a check to a list adds
+its vectors. ``python -m rescind.conformance.precedence FILE`` rewrites the generated part of
+docs/spec/precedence.md; a test keeps the page and this data equal.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Final
+
+import attrs
+
+SPLASH: Final = "ymote/Splash 623d57c5c524f062ed5ddf8995cbed5b7b98e380"
+PROTOCOL: Final = "crates/splash-protocol/src/lib.rs"
+WORKFLOW: Final = "crates/splash-workflow/src/lib.rs"
+BEGIN: Final = "<!-- precedence: generated from conformance/precedence.py, do not edit -->"
+END: Final = "<!-- precedence: end -->"
+
+
+@attrs.frozen
+class Check:
+    name: str
+    code: str
+    refuses: str
+    """What the check refuses, one phrase."""
+    per_item: bool = False
+    marker: str = ""
+    """For a code several checks of one list share: the value of the reference's detail
+    ``marker_key`` that tells this check's refusal apart (the builder asserts it)."""
+    marker_key: str = "reason"
+
+
+@attrs.frozen
+class Pair:
+    operation: str
+    first: Check
+    second: Check
+    next_item: bool = False
+    """The second check runs on the next item (the loop's wrap-around pair)."""
+
+    @property
+    def name(self) -> str:
+        later = f"next {self.second.name}" if self.next_item else self.second.name
+        return f"{self.operation}: {self.first.name} > {later}"
+
+    @property
+    def slug(self) -> str:
+        later = f"next-{self.second.name}" if self.next_item else self.second.name
+        return f"{self.first.name}.{later}".replace("_", "-")
+
+
+@attrs.frozen
+class Operation:
+    name: str
+    rule: str
+    """The EP-n rule that states this order."""
+    title: str
+    rules: tuple[str, ...]
+    """The docs/spec rules that define the checks themselves."""
+    citation: str
+    """Upstream path and symbol (of ``SPLASH``) whose code runs the checks."""
+    checks: tuple[Check, ...]
+    item: str = ""
+    """What a per-item check loops over."""
+    excused: Mapping[tuple[str, str], str] = attrs.field(factory=dict)
+    """Adjacent pairs (first, second check name) that no input can break together."""
+    note: str = ""
+
+    def pairs(self) -> tuple[Pair, ...]:
+        pairs = [
+            Pair(self.name, first, second)
+            for first, second in zip(self.checks, self.checks[1:], strict=False)
+        ]
+        looped = [check for check in self.checks if check.per_item]
+        if looped:
+            pairs.append(Pair(self.name, looped[-1], looped[0], next_item=True))
+        return tuple(pairs)
+
+    def covered_pairs(self) -> tuple[Pair, ...]:
+        """The pairs a vector must cover: every pair the operation does not excuse."""
+        return tuple(p for p in self.pairs() if (p.first.name, p.second.name) not in self.excused)
+
+    def check(self, name: str) -> Check:
+        return next(check for check in self.checks if check.name == name)
+
+
+_EXCLUSIVE_NONCE = "a nonce cannot be both empty and longer than 128 bytes"
+
+OPERATIONS: Final[tuple[Operation, ...]] = (
+    Operation(
+        "host.plan",
+        "EP-1",
+        "Planning (`WorkflowEngine::plan`, the plan fingerprint)",
+        ("HK-3",),
+        f"{WORKFLOW} `validate_steps`, called by `WorkflowEngine::plan`",
+        (
+            Check("non_empty", "invalid_plan", "a plan without steps", marker="empty plan"),
+            Check("step_count", "invalid_plan", "more than 1,024 steps", marker="too many steps"),
+            Check(
+                "source_size",
+                "invalid_plan",
+                "more than 1,048,576 source bytes in total",
+                marker="plan source too large",
+            ),
+            Check("step_id", "invalid_step_id", "a step id outside the token grammar", True),
+            Check(
+                "step_unique",
+                "invalid_plan",
+                "a step id equal to an earlier step's",
+                True,
+                marker="duplicate step id",
+            ),
+        ),
+        item="step",
+        excused={("non_empty", "step_count"): "an empty plan cannot have too many steps"},
+        note=(
+            "The three size checks share Rescind's `invalid_plan` (upstream: `EmptyPlan`,"
+            " `TooManySteps`, `PlanSourceTooLarge`, `DuplicateStepId`); between them the order"
+            " shows only in upstream's fields, which Rescind does not compare, so their pair"
+            " vectors are observable by code only where the codes differ."
+        ),
+    ),
+    Operation(
+        "host.operation_key",
+        "EP-2",
+        "Deriving an operation key (`WorkflowEngine::derive_operation_key`)",
+        ("HK-7", "HK-8"),
+        f"{WORKFLOW} `WorkflowEngine::derive_operation_key`",
+        (
+            Check("plan_owned", "plan_ownership_mismatch", "a plan of another engine"),
+            Check("step_known", "unknown_step", "a step the plan does not have"),
+            Check("tool", "invalid_tool", "a tool outside the token grammar"),
+            Check("input_size", "host_input_too_large", "more than 262,144 input bytes"),
+            Check("nonce_empty", "empty_operation_nonce", "an empty nonce"),
+            Check("nonce_size", "operation_nonce_too_large", "a nonce over 128 bytes"),
+        ),
+        excused={
+            ("plan_owned", "step_known"): (
+                "a vector plans on the engine that derives, so ownership cannot fail through"
+                " the host-keys operation (the ledger traces cover a foreign plan)"
+            ),
+            ("nonce_empty", "nonce_size"): _EXCLUSIVE_NONCE,
+        },
+    ),
+    Operation(
+        "host.compensation_key",
+        "EP-3",
+        "Deriving a compensation key, after the ledger checks of HK-10",
+        ("HK-8", "HK-10"),
+        f"{WORKFLOW} `WorkflowEngine::derive_compensation_key` (its last three checks)",
+        (
+            Check("input_size", "host_input_too_large", "more than 262,144 input bytes"),
+            Check("nonce_empty", "empty_operation_nonce", "an empty nonce"),
+            Check("nonce_size", "operation_nonce_too_large", "a nonce over 128 bytes"),
+        ),
+        excused={("nonce_empty", "nonce_size"): _EXCLUSIVE_NONCE},
+    ),
+    Operation(
+        "ledger.load",
+        "EP-4",
+        "Structural validation of a decoded ledger",
+        ("HL-3",),
+        f"{WORKFLOW} `WorkflowOperationLedger::validate_syntax`,"
+        " `WorkflowOperationRecord::validate_syntax`, `WorkflowCompensationRecord::validate_syntax`",
+        (
+            Check("version", "ledger_unsupported_version", "a format version other than 2"),
+            Check("plan_fingerprint", "invalid_plan_fingerprint", "a plan fingerprint not 64 hex"),
+            Check("operation_count", "too_many_operations", "more than 64 operations"),
+            Check("step_id", "invalid_step_id", "a step id outside the token grammar", True),
+            Check("tool", "invalid_tool", "a tool outside the token grammar", True),
+            Check(
+                "operation_key",
+                "invalid_operation_key",
+                "an operation key not a token or starting with `cmp-`",
+                True,
+            ),
+            Check(
+                "input_fingerprint",
+                "invalid_input_fingerprint",
+                "an input fingerprint not 64 hex",
+                True,
+            ),
+            Check(
+                "compensation_state",
+                "compensation_requires_succeeded_operation",
+                "a compensation on an operation that has not succeeded",
+                True,
+            ),
+            Check(
+                "compensation_key",
+                "invalid_compensation_key",
+                "a compensation key not a `cmp-` token",
+                True,
+            ),
+            Check(
+                "compensation_input_fingerprint",
+                "invalid_input_fingerprint",
+                "a compensation input fingerprint not 64 hex",
+                True,
+            ),
+            Check(
+                "tenant_scope",
+                "invalid_compensation_tenant_scope",
+                "a tenant scope outside the token grammar",
+                True,
+            ),
+            Check(
+                "grant_fingerprint",
+                "invalid_compensation_grant_fingerprint",
+                "a grant fingerprint not 64 hex",
+                True,
+            ),
+            Check(
+                "operation_key_unique",
+                "duplicate_operation_key",
+                "an operation key equal to an earlier operation's",
+                True,
+            ),
+        ),
+        item="operation",
+    ),
+    Operation(
+        "grants.manifest",
+        "EP-5",
+        "Validating a session manifest",
+        ("GR-24",),
+        f"{PROTOCOL} `SessionManifest::validate`",
+        (
+            Check("version", "unsupported_version", "a protocol version other than 5"),
+            Check("grant_count", "too_many_grants", "more than 128 grants"),
+            Check(
+                "session_id",
+                "invalid_token",
+                "a session id outside the token grammar",
+                marker="session id",
+                marker_key="field",
+            ),
+            Check(
+                "grant",
+                "invalid_token",
+                "a grant that fails its own validation (here: its tool)",
+                True,
+                marker="tool",
+                marker_key="field",
+            ),
+            Check(
+                "grant_unique",
+                "duplicate_grant",
+                "a grant whose tool an earlier grant has",
+                True,
+            ),
+        ),
+        item="grant",
+        note=(
+            "`session_id` and `grant` share `invalid_token`; the refusal's `field` (`session"
+            " id` or `tool`) tells them apart."
+        ),
+    ),
+)
+
+BY_NAME: Final = {operation.name: operation for operation in OPERATIONS}
+
+
+def all_pairs() -> tuple[Pair, ...]:
+    return tuple(pair for operation in OPERATIONS for pair in operation.pairs())
+
+
+def _check_line(index: int, check: Check) -> str:
+    each = " (each item)" if check.per_item else ""
+    return f"  {index}. `{check.name}`{each}: {check.refuses} (`{check.code}`)"
+
+
+def render() -> str:
+    """The generated part of docs/spec/precedence.md."""
+    lines = [BEGIN, ""]
+    for operation in OPERATIONS:
+        rules = ", ".join(operation.rules)
+        lines.append(
+            f"- **{operation.rule}** {operation.title} (`{operation.name}`; checks: {rules})."
+            f" Upstream: {operation.citation}. In order:"
+        )
+        lines.extend(_check_line(i, check) for i, check in enumerate(operation.checks, 1))
+        if operation.item:
+            lines.append(
+                f"  The per-item checks run for each {operation.item} in order, all of one"
+                f" {operation.item}'s before the next {operation.item}'s."
+            )
+        for (first, second), reason in operation.excused.items():
+            lines.append(f"  No vector for `{first}` > `{second}`: {reason}.")
+        if operation.note:
+            lines.append(f"  {operation.note}")
+    lines += ["", END]
+    return "\n".join(lines)
+
+
+def rewrite(page: Path) -> None:
+    text = page.read_text(encoding="utf-8")
+    head, _, rest = text.partition(BEGIN)
+    _, _, tail = rest.partition(END)
+    page.write_text(head + render() + tail, encoding="utf-8")
+
+
+if __name__ == "__main__":  # pragma: no cover - the maintainer's regeneration command
+    rewrite(Path(sys.argv[1]))
