@@ -174,7 +174,8 @@ OPERATIONS: Final[tuple[Operation, ...]] = (
         "Structural validation of a decoded ledger",
         ("HL-3",),
         f"{WORKFLOW} `WorkflowOperationLedger::validate_syntax`,"
-        " `WorkflowOperationRecord::validate_syntax`, `WorkflowCompensationRecord::validate_syntax`",
+        " `WorkflowOperationRecord::validate_syntax`,"
+        " `WorkflowCompensationRecord::validate_syntax`",
         (
             Check("version", "ledger_unsupported_version", "a format version other than 2"),
             Check("plan_fingerprint", "invalid_plan_fingerprint", "a plan fingerprint not 64 hex"),

@@ -2,7 +2,7 @@
 
 A topic describes one operation's inputs: a valid base document, and per check of the
 operation's list a *fault* that breaks exactly that check at an item position (per-item
-checks) or once (the others). For every pair the list has (docs/spec/precedence.md EP-0),
+checks) or once (the others). For every pair the list has (docs/spec/precedence.md),
 the family applies both faults to the base, earlier check first (the per-item pair of one
 item at item 1, the wrap-around pair at items 1 and 2), and yields a row expecting the
 earlier check's refusal. Before it does, it checks the base is accepted, each fault alone is

@@ -17,7 +17,6 @@ from rescind.conformance.cases import CaseRow
 from rescind.conformance.interpreters.ledger_load import expected_of, run
 from rescind.conformance.provenance import derived, splash_code
 from rescind.conformance.vectors.format import Flag, VectorFile, VectorGroup, VectorTest
-from rescind.conformance.vectors.sets._precedence import FLAG, NOTE, Faults, pair_rows
 from rescind.conformance.vectors.sets._ledger_texts import (
     CMP_KEY,
     MAX_REVISION,
@@ -31,6 +30,7 @@ from rescind.conformance.vectors.sets._ledger_texts import (
     operation,
     text,
 )
+from rescind.conformance.vectors.sets._precedence import FLAG, NOTE, Faults, pair_rows
 
 TOPIC = "ledger-codec"
 
