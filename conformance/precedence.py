@@ -99,7 +99,7 @@ class Operation:
 
 _EXCLUSIVE_NONCE = "a nonce cannot be both empty and longer than 128 bytes"
 
-OPERATIONS: Final[tuple[Operation, ...]] = (
+OPERATIONS: tuple[Operation, ...] = (
     Operation(
         "host.plan",
         "EP-1",
@@ -269,6 +269,118 @@ OPERATIONS: Final[tuple[Operation, ...]] = (
             "`session_id` and `grant` share `invalid_token`; the refusal's `field` (`session"
             " id` or `tool`) tells them apart."
         ),
+    ),
+)
+
+_ZERO_CALLS = "max_calls must be greater than zero"
+_ZERO_BYTES = "byte limits must be greater than zero"
+
+OPERATIONS += (
+    Operation(
+        "grants.grant",
+        "EP-6",
+        "Validating a capability grant",
+        ("GR-11",),
+        f"{PROTOCOL} `CapabilityGrant::validate`",
+        (
+            Check("tool", "invalid_token", "a tool outside the token grammar"),
+            Check("max_calls", "invalid_grant", "`max_calls` zero", marker=_ZERO_CALLS),
+            Check(
+                "byte_limits",
+                "invalid_grant",
+                "`max_input_bytes` or `max_output_bytes` zero",
+                marker=_ZERO_BYTES,
+            ),
+            Check("resource_count", "too_many_resources", "more than 64 resources"),
+            Check(
+                "resource_id",
+                "invalid_token",
+                "a resource id outside the token grammar",
+                marker="resource selector",
+                marker_key="field",
+            ),
+        ),
+        note=(
+            "Upstream keeps resources in a `BTreeSet`, so they are checked in sorted order (kind,"
+            " then id), not in the order they are listed; all of them give the same code."
+        ),
+    ),
+)
+
+OPERATIONS += (
+    Operation(
+        "grants.attenuate",
+        "EP-7",
+        "Attenuating a capability grant",
+        ("GR-17", "GR-19", "GR-20", "GR-21"),
+        f"{PROTOCOL} `CapabilityGrant::attenuate`",
+        (
+            Check("parent", "invalid_token", "a parent grant that fails `validate` (its tool)"),
+            Check(
+                "zero_limit",
+                "invalid_grant",
+                "a resulting call or byte limit of zero",
+                marker="attenuated limits must be greater than zero",
+            ),
+            Check("widen", "attenuation_widens_limits", "a limit above the parent's"),
+            Check("expand", "attenuation_expands_resources", "selectors outside the parent's"),
+        ),
+    ),
+)
+
+
+def _token(name: str, field: str) -> Check:
+    return Check(
+        name,
+        "invalid_token",
+        f"a {field} outside the token grammar",
+        marker=field,
+        marker_key="field",
+    )
+
+
+OPERATIONS += (
+    Operation(
+        "authorizer.dispatch",
+        "EP-8",
+        "Authorizing an operation dispatch",
+        ("WM-5", "AU-2", "AU-4", "AU-9"),
+        f"{PROTOCOL} `SessionAuthorizer::authorize_operation`,"
+        " `OperationDispatchRequest::validate_header`, `SessionAuthorizer::authorize_payload`,"
+        " `ToolPayload::validate_for`, `SessionAuthorizer::reserve_request_id`",
+        (
+            Check("version", "unsupported_version", "a protocol version other than 5"),
+            _token("session_token", "session id"),
+            _token("request_id_token", "request id"),
+            _token("tool_token", "tool"),
+            _token("operation_key_token", "operation key"),
+            Check("session", "unknown_session", "a session id other than the manifest's"),
+            Check("tool_granted", "unknown_tool", "a tool no grant names"),
+            Check("format", "payload_format_mismatch", "a payload format other than the grant's"),
+            Check(
+                "envelope", "invalid_json_envelope", "a JSON payload that is not object or array"
+            ),
+            Check("depth", "json_payload_too_deep", "a JSON payload nested deeper than 32"),
+            Check("input_size", "input_too_large", "more canonical bytes than `max_input_bytes`"),
+            Check("request_new", "duplicate_request", "a request id seen before"),
+            Check("call_budget", "call_budget_exhausted", "no call left in the grant"),
+            Check(
+                "request_capacity",
+                "session_request_limit_exceeded",
+                "1,024 request ids seen already",
+            ),
+        ),
+        excused={
+            ("format", "envelope"): (
+                "only a JSON payload has an envelope, and a JSON payload under a JSON grant"
+                " matches its format"
+            ),
+            ("envelope", "depth"): "a scalar JSON payload has no depth to exceed",
+            ("call_budget", "request_capacity"): (
+                "breaking both needs 1,024 authorized requests in one trace; the capacity's own"
+                " vectors (AU-9) show it alone"
+            ),
+        },
     ),
 )
 

@@ -507,6 +507,67 @@ def precedence_rows() -> list[CaseRow]:
     )
 
 
+def _grant_faults() -> dict[str, Any]:
+    return {
+        "tool": lambda grant, _: grant.update(tool="Math.Add"),
+        "max_calls": lambda grant, _: grant.update(max_calls=0),
+        "byte_limits": lambda grant, _: grant.update(max_output_bytes=0),
+        "resource_count": lambda grant, _: grant.update(
+            resources=[{"kind": kind, "id": rid} for kind, rid in SIXTY_FIVE]
+        ),
+        "resource_id": lambda grant, _: grant["resources"][0].update(id="Math-API"),
+    }
+
+
+def grant_precedence_rows() -> list[CaseRow]:
+    """EP-6's pairs: one grant with two of its checks broken."""
+    return pair_rows(
+        Faults(
+            "grants.grant",
+            "grant.validate",
+            lambda: json.loads(grant_text()),
+            _grant_faults(),
+            lambda grant: _g(json.dumps(grant, separators=(",", ":"))),
+            run,
+            splash_code(
+                PROTOCOL,
+                "CapabilityGrant::validate",
+                note="the order of the checks in the function; read, not run (EP-6)",
+            ),
+        )
+    )
+
+
+def _attenuated(document: dict[str, Any]) -> dict[str, Any]:
+    return _att(*(json.dumps(document[k], separators=(",", ":")) for k in ("grant", "step")))
+
+
+def attenuation_precedence_rows() -> list[CaseRow]:
+    """EP-7's pairs: a parent and one attenuation step with two checks broken."""
+    return pair_rows(
+        Faults(
+            "grants.attenuate",
+            "grant.attenuate",
+            lambda: {"grant": json.loads(grant_text()), "step": {"max_calls": 1}},
+            {
+                "parent": lambda document, _: document["grant"].update(tool="Math.Add"),
+                "zero_limit": lambda document, _: document["step"].update(max_calls=0),
+                "widen": lambda document, _: document["step"].update(max_input_bytes=129),
+                "expand": lambda document, _: document["step"].update(
+                    resources=[{"kind": "secret", "id": "token"}]
+                ),
+            },
+            _attenuated,
+            run,
+            splash_code(
+                PROTOCOL,
+                "CapabilityGrant::attenuate",
+                note="the order of the checks in the function; read, not run (EP-7)",
+            ),
+        )
+    )
+
+
 def _precedence_test(row: CaseRow) -> VectorTest:
     result, expected = expected_of(row.input)
     if result != row.result:
@@ -531,7 +592,17 @@ def _test(row: Row) -> VectorTest:
 def build() -> VectorFile:
     groups = [VectorGroup(name, tuple(_test(row) for row in rows)) for name, rows in GROUPS]
     groups.append(
-        VectorGroup("precedence", tuple(_precedence_test(row) for row in precedence_rows()))
+        VectorGroup(
+            "precedence",
+            tuple(
+                _precedence_test(row)
+                for row in (
+                    *grant_precedence_rows(),
+                    *attenuation_precedence_rows(),
+                    *precedence_rows(),
+                )
+            ),
+        )
     )
     return VectorFile(
         topic=TOPIC,
