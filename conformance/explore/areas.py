@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rescind.conformance.explore.engine import Area
+from rescind.conformance.explore.host_plan import HOST_PLAN_AREA
 from rescind.conformance.explore.host_session import HOST_SESSION_AREA
 from rescind.conformance.explore.ledger import LEDGER_AREA
 from rescind.conformance.explore.numbers import NUMBER_AREA
@@ -19,4 +20,5 @@ AREAS: tuple[Area, ...] = (
     NUMBER_AREA,
     RECONCILE_AREA,
     TEMPLATE_AREA,
+    HOST_PLAN_AREA,
 )
