@@ -329,11 +329,12 @@ OPERATIONS += (
 )
 
 
-def _token(name: str, field: str) -> Check:
+def _token(name: str, field: str, per_item: bool = False) -> Check:
     return Check(
         name,
         "invalid_token",
         f"a {field} outside the token grammar",
+        per_item,
         marker=field,
         marker_key="field",
     )
@@ -381,6 +382,81 @@ OPERATIONS += (
                 " vectors (AU-9) show it alone"
             ),
         },
+    ),
+)
+
+OPERATIONS += (
+    Operation(
+        "journal.load",
+        "EP-9",
+        "Loading a worker operation journal",
+        ("WJ-3", "WJ-4"),
+        f"{PROTOCOL} `WorkerOperationJournal::from_json`, `WorkerOperationJournal::"
+        "validate_and_bound`, `WorkerOperationRecord::validate`, `WorkerCompensationRecord::"
+        "validate`",
+        (
+            Check("text_size", "operation_journal_too_large", "a text over 262,144 bytes"),
+            Check("decode", "serialization", "an unknown member (strict decoding)"),
+            Check("version", "unsupported_operation_journal_version", "a format version not 2"),
+            _token("scope", "operation journal scope"),
+            Check("record_count", "too_many_worker_operations", "more than 64 records"),
+            _token("tool", "tool", per_item=True),
+            _token("operation_key", "operation key", per_item=True),
+            Check(
+                "input_fingerprint",
+                "invalid_operation_fingerprint",
+                "an input fingerprint not 64 hex",
+                True,
+            ),
+            Check(
+                "state",
+                "operation_failure_too_large",
+                "a state that fails WM-7 (a failure message over 4,096 bytes)",
+                True,
+            ),
+            Check(
+                "compensation_state",
+                "compensation_requires_succeeded_operation",
+                "a compensation on a record that has not succeeded",
+                True,
+            ),
+            Check(
+                "compensation_key",
+                "invalid_compensation_key",
+                "a compensation key not a `cmp-` token",
+                True,
+            ),
+            Check(
+                "compensation_input_fingerprint",
+                "invalid_operation_fingerprint",
+                "a compensation input fingerprint not 64 hex",
+                True,
+            ),
+            Check(
+                "grant_fingerprint",
+                "invalid_compensation_grant_fingerprint",
+                "a grant fingerprint not 64 hex",
+                True,
+            ),
+            Check(
+                "compensation_state_valid",
+                "operation_failure_too_large",
+                "a compensation state that fails WM-7",
+                True,
+            ),
+            Check(
+                "operation_key_unique",
+                "duplicate_operation_key",
+                "an operation key equal to an earlier record's",
+                True,
+            ),
+        ),
+        item="record",
+        note=(
+            "Upstream checks the compact encoding's size again after the records; through"
+            " loading that check cannot fail first, since a text that large is refused before"
+            " it is parsed (`text_size`)."
+        ),
     ),
 )
 
