@@ -387,6 +387,39 @@ OPERATIONS += (
 
 OPERATIONS += (
     Operation(
+        "authorizer.reconcile",
+        "EP-10",
+        "Authorizing an operation reconciliation",
+        ("WM-5", "AU-5", "AU-9"),
+        f"{PROTOCOL} `SessionAuthorizer::authorize_reconciliation`,"
+        " `OperationReconcileRequest::validate`, `SessionAuthorizer::reserve_request_id`",
+        (
+            Check("version", "unsupported_version", "a protocol version other than 5"),
+            _token("session_token", "session id"),
+            _token("request_id_token", "request id"),
+            _token("tool_token", "tool"),
+            _token("operation_key_token", "operation key"),
+            Check("session", "unknown_session", "a session id other than the manifest's"),
+            Check("tool_granted", "unknown_tool", "a tool no grant names"),
+            Check("request_new", "duplicate_request", "a request id seen before"),
+            Check(
+                "request_capacity",
+                "session_request_limit_exceeded",
+                "1,024 request ids seen already",
+            ),
+        ),
+        excused={
+            ("request_new", "request_capacity"): (
+                "breaking both needs 1,024 earlier requests; the hand-written trace"
+                " `authorizer.edge-40.request-id-capacity` shows a reused id at capacity is a"
+                " duplicate"
+            ),
+        },
+    ),
+)
+
+OPERATIONS += (
+    Operation(
         "journal.load",
         "EP-9",
         "Loading a worker operation journal",

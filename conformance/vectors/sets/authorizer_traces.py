@@ -100,8 +100,15 @@ _REQUEST = {
 }
 
 
+_RECONCILE = {key: value for key, value in _REQUEST.items() if key != "payload"}
+
+
 def _base() -> dict[str, Any]:
     return {"request": copy.deepcopy(_REQUEST), "before": []}
+
+
+def _reconcile_base() -> dict[str, Any]:
+    return {"request": copy.deepcopy(_RECONCILE), "before": []}
 
 
 def _field(name: str, value: object) -> Any:
@@ -139,18 +146,19 @@ def _spent(document: dict[str, Any], _: int) -> None:
     document["before"].extend(f"dispatch-{i}" for i in range(calls - len(document["before"])))
 
 
-def _trace(document: Mapping[str, Any]) -> dict[str, Any]:
+def _trace(document: Mapping[str, Any], call: str = "authorize_operation") -> dict[str, Any]:
     """Earlier requests (the base request under each listed id), then the faulted one."""
+    base = _REQUEST if call == "authorize_operation" else _RECONCILE
     requests = {}
     for index, request_id in enumerate(document["before"]):
-        requests[f"earlier-{index}"] = json.dumps({**_REQUEST, "request_id": request_id})
+        requests[f"earlier-{index}"] = json.dumps({**base, "request_id": request_id})
     requests["final"] = json.dumps(document["request"])
     return {
         "setup": {
             "requests": requests,
             "authorizers": {"a": json.dumps(_MANIFEST, separators=(",", ":"))},
         },
-        "steps": [{"call": "authorize_operation", "args": {"request": name}} for name in requests],
+        "steps": [{"call": call, "args": {"request": name}} for name in requests],
     }
 
 
@@ -200,6 +208,35 @@ def dispatch_precedence_rows() -> list[CaseRow]:
     )
 
 
+def reconcile_precedence_rows() -> list[CaseRow]:
+    """EP-10's pairs: one reconciliation request (after earlier ones) with two checks broken."""
+    return pair_rows(
+        Faults(
+            "authorizer.reconcile",
+            "authorizer.reconcile",
+            _reconcile_base,
+            {
+                "version": _field("protocol_version", 4),
+                "session_token": _field("session_id", "Session-1"),
+                "request_id_token": _field("request_id", "Dispatch-Final"),
+                "tool_token": _field("tool", "Math.Add"),
+                "operation_key_token": _field("operation_key", "Release-42"),
+                "session": _field("session_id", "session-2"),
+                "tool_granted": _field("tool", "math.sub"),
+                "request_new": _seen,
+            },
+            lambda document: _trace(document, "authorize_reconciliation"),
+            _last_refusal,
+            splash_code(
+                PROTOCOL,
+                "SessionAuthorizer::authorize_reconciliation",
+                "OperationReconcileRequest::validate",
+                note="the order of the checks in these functions; read, not run (EP-10)",
+            ),
+        )
+    )
+
+
 def _precedence_test(row: CaseRow) -> VectorTest:
     return VectorTest(
         row.id,
@@ -240,7 +277,10 @@ def build(source: CaseTable | None = None) -> VectorFile:
             ),
             VectorGroup(
                 "precedence",
-                tuple(_precedence_test(row) for row in dispatch_precedence_rows()),
+                tuple(
+                    _precedence_test(row)
+                    for row in (*dispatch_precedence_rows(), *reconcile_precedence_rows())
+                ),
             ),
         ),
         test_schema={"input": TRACE_INPUT_SCHEMA, "expected": TRACE_EXPECTED_SCHEMA},
