@@ -420,6 +420,77 @@ OPERATIONS += (
 
 OPERATIONS += (
     Operation(
+        "authorizer.compensate",
+        "EP-11",
+        "Authorizing a compensation",
+        ("WM-5", "WM-6", "AU-6", "AU-7", "AU-9"),
+        f"{PROTOCOL} `SessionAuthorizer::authorize_compensation`,"
+        " `OperationCompensationRequest::validate_header`, `validate_compensation_key`,"
+        " `ToolPayload::validate_for`, `SessionAuthorizer::reserve_request_id`",
+        (
+            Check("version", "unsupported_version", "a protocol version other than 5"),
+            _token("session_token", "session id"),
+            _token("request_id_token", "request id"),
+            _token("tool_token", "tool"),
+            _token("operation_key_token", "operation key"),
+            _token("compensation_key_token", "compensation key"),
+            Check(
+                "compensation_key_prefix",
+                "invalid_compensation_key",
+                "a compensation key without the `cmp-` prefix",
+            ),
+            _token("tenant_token", "tenant scope"),
+            Check(
+                "grant_fingerprint_format",
+                "invalid_compensation_grant_fingerprint",
+                "a grant fingerprint not 64 lowercase hex",
+            ),
+            Check("session", "unknown_session", "a session id other than the manifest's"),
+            Check("tool_granted", "unknown_tool", "a tool no grant names"),
+            Check(
+                "compensation_granted",
+                "compensation_not_granted",
+                "a grant with `max_compensations` 0",
+            ),
+            Check(
+                "grant_match",
+                "compensation_grant_mismatch",
+                "a grant fingerprint other than the grant's current one",
+            ),
+            Check("format", "payload_format_mismatch", "a payload format other than the grant's"),
+            Check(
+                "envelope", "invalid_json_envelope", "a JSON payload that is not object or array"
+            ),
+            Check("depth", "json_payload_too_deep", "a JSON payload nested deeper than 32"),
+            Check("input_size", "input_too_large", "more canonical bytes than `max_input_bytes`"),
+            Check("request_new", "duplicate_request", "a request id seen before"),
+            Check(
+                "budget",
+                "compensation_budget_exhausted",
+                "a new identity with no compensation left in the grant",
+            ),
+            Check(
+                "request_capacity",
+                "session_request_limit_exceeded",
+                "1,024 request ids seen already",
+            ),
+        ),
+        excused={
+            ("format", "envelope"): (
+                "only a JSON payload has an envelope, and a JSON payload under a JSON grant"
+                " matches its format"
+            ),
+            ("envelope", "depth"): "a scalar JSON payload has no depth to exceed",
+            ("budget", "request_capacity"): (
+                "breaking both needs 1,024 authorized requests in one trace; the capacity's own"
+                " vectors (AU-9) show it alone"
+            ),
+        },
+    ),
+)
+
+OPERATIONS += (
+    Operation(
         "journal.load",
         "EP-9",
         "Loading a worker operation journal",
