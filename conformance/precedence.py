@@ -564,6 +564,51 @@ OPERATIONS += (
     ),
 )
 
+OPERATIONS += (
+    Operation(
+        "frames.bootstrap",
+        "EP-12",
+        "Decoding the private-pipe bootstrap",
+        ("FR-13", "FR-14"),
+        f"{PROTOCOL} `PrivatePipeWorkerBootstrap::read_from`",
+        (
+            Check("magic", "invalid_bootstrap_magic", "other bytes than `SPLPBOOT`"),
+            Check("version", "unsupported_bootstrap_version", "a version byte other than 1"),
+            Check("length", "invalid_session_id_length", "a session id length of 0 or over 128"),
+            Check("utf8", "invalid_session_id_encoding", "a session id that is not UTF-8"),
+            Check("token", "invalid_token", "a session id outside the token grammar"),
+            Check("weak_key", "weak_session_key", "an all-zero key"),
+        ),
+        note=(
+            "Running out of bytes (`bootstrap_truncated`) can happen at any read, so it has no"
+            " place in the list: a truncated record gets it at the first read that finds too"
+            " few bytes."
+        ),
+    ),
+    Operation(
+        "frames.open",
+        "EP-13",
+        "Opening an authenticated frame",
+        ("FR-7", "FR-10"),
+        f"{PROTOCOL} `SessionAuthenticator::open`",
+        (
+            Check("sequence_zero", "invalid_sequence", "sequence 0"),
+            Check(
+                "message", "unsupported_version", "a message that fails validation (its version)"
+            ),
+            Check("tag_format", "invalid_authentication_tag", "a tag not 64 lowercase hex"),
+            Check("tag", "invalid_authentication_tag", "a tag computed with another key"),
+            Check("session", "unknown_session", "a message for another session"),
+            Check("sequence_expected", "unexpected_sequence", "a sequence other than the next"),
+            Check("sequence_exhausted", "sequence_exhausted", "a next incoming sequence of 2^64-1"),
+        ),
+        note=(
+            "`tag_format` and `tag` share `invalid_authentication_tag` with no detail, so their"
+            " order is not observable; either may run first."
+        ),
+    ),
+)
+
 BY_NAME: Final = {operation.name: operation for operation in OPERATIONS}
 
 

@@ -21,7 +21,8 @@ import attrs
 from rescind.conformance.cases import CaseRow
 from rescind.conformance.precedence import BY_NAME, Check, Pair
 from rescind.conformance.provenance import Provenance
-from rescind.reference.errors import RescindError
+from rescind.conformance.vectors.format import VectorTest
+from rescind.reference.errors import RescindError, error_registry
 
 Fault = Callable[[Any, int], None]
 """Breaks one check in a document (mutated in place); the int is the item position."""
@@ -107,3 +108,39 @@ def pair_rows(faults: Faults) -> list[CaseRow]:
     if _refusal(faults, faults.base()) is not None:
         raise ValueError(f"{operation.name}: the base input is refused")
     return [pair_row(faults, pair) for pair in pairs]
+
+
+def last_step(run: Callable[[Mapping[str, Any]], Mapping[str, Any]]) -> Callable[[Any], Any]:
+    """An answer for trace inputs: runs the trace, requires every step before the last to
+    succeed, and raises the last step's refusal again as the reference's error."""
+
+    def answer(trace: Mapping[str, Any]) -> Any:
+        outcomes = run(trace)["steps"]
+        if any("error" in outcome for outcome in outcomes[:-1]):
+            raise ValueError(f"an earlier step was refused: {outcomes}")
+        last = outcomes[-1]
+        if "error" in last:
+            raise error_registry()[last["error"]](**last.get("details", {}))
+        return last
+
+    return answer
+
+
+def trace_test(
+    run: Callable[[Mapping[str, Any]], Mapping[str, Any]],
+) -> Callable[[CaseRow], VectorTest]:
+    """A pair row of a trace topic as its vector: the expectation is the reference's run."""
+
+    def to_vector(row: CaseRow) -> VectorTest:
+        return VectorTest(
+            row.id,
+            row.rule,
+            row.comment,
+            row.input,
+            dict(run(row.input)),
+            "valid",
+            row.flags,
+            provenance=row.provenance,
+        )
+
+    return to_vector
