@@ -609,6 +609,41 @@ OPERATIONS += (
     ),
 )
 
+OPERATIONS += (
+    Operation(
+        "storage.open",
+        "EP-14",
+        "Opening a stored record",
+        ("ST-7", "ST-8", "ST-9", "ST-10", "ST-11", "ST-12", "ST-13", "ST-14", "ST-15", "ST-16"),
+        "crates/splash-storage/src/lib.rs `validate_revision_pair`,"
+        " `AuthenticatedStore::open_snapshot`",
+        (
+            Check("floor", "rollback_detected", "a backend revision below the floor"),
+            Check("record_size", "record_too_large", "record bytes over 393,216"),
+            Check("envelope", "invalid_envelope", "an envelope with a sixth field"),
+            Check("format", "unsupported_format", "a format version other than 1"),
+            Check("revision_zero", "invalid_revision", "an envelope revision of 0"),
+            Check("revision_match", "revision_mismatch", "an envelope revision not the backend's"),
+            Check("key_id", "invalid_key_id", "a key id outside the token grammar"),
+            Check("payload_base64", "invalid_envelope", "a payload that is not strict base64"),
+            Check("payload_size", "payload_too_large", "a decoded payload over 262,144 bytes"),
+            Check(
+                "tag_format",
+                "storage_invalid_authentication_tag",
+                "a tag not 64 lowercase hex",
+            ),
+            Check("key_known", "unknown_key_id", "a key id the keyring does not hold"),
+            Check("tag", "storage_invalid_authentication_tag", "a tag that does not verify"),
+        ),
+        note=(
+            "Step 1 (ST-7) has more outcomes than the one listed (a missing record, revision 0,"
+            " a record above the floor); each refuses before the record is read. The payload's"
+            " re-encoding check (ST-13) cannot fail after strict decoding succeeds, so it is"
+            " not listed."
+        ),
+    ),
+)
+
 BY_NAME: Final = {operation.name: operation for operation in OPERATIONS}
 
 

@@ -71,6 +71,7 @@ BINDINGS: dict[str, TopicBinding] = {
                 "storage-record-tag": "storage.tag",
                 "storage-envelope-open": "storage.open",
                 "storage-cas-trace": "storage.trace",
+                "storage-open-precedence": "storage.open",
             },
         ),
         TopicBinding(
@@ -134,6 +135,8 @@ BINDINGS: dict[str, TopicBinding] = {
                 "frame-tag": "frames.tag",
                 "frame-trace": "frames.trace",
                 "bootstrap": "frames.bootstrap",
+                "bootstrap-precedence": "frames.bootstrap",
+                "frame-precedence": "frames.trace",
             },
         ),
     )
