@@ -644,6 +644,41 @@ OPERATIONS += (
     ),
 )
 
+_ONE_STATE = "a status is one state: a failure message or a succeeded payload, not both"
+
+OPERATIONS += (
+    Operation(
+        "journal.observe",
+        "EP-15",
+        "Observing an operation's status in the worker journal",
+        ("WJ-6", "WJ-10"),
+        f"{PROTOCOL} `WorkerOperationJournal::observe`, `validate_operation_status_for_grant`,"
+        " `ensure_operation_identity`",
+        (
+            Check("status", "operation_failure_too_large", "a status that fails WM-7"),
+            Check("format", "payload_format_mismatch", "a payload format other than the grant's"),
+            Check(
+                "envelope", "invalid_json_envelope", "a JSON payload that is not object or array"
+            ),
+            Check("depth", "json_payload_too_deep", "a JSON payload nested deeper than 32"),
+            Check("output_size", "output_too_large", "more bytes than `max_output_bytes`"),
+            Check("known", "unknown_operation", "a key the journal does not hold"),
+            Check("identity", "operation_identity_mismatch", "another input under the same key"),
+            Check(
+                "transition",
+                "invalid_worker_operation_transition",
+                "a status the lifecycle table refuses after the stored one",
+            ),
+        ),
+        excused={
+            ("status", "format"): _ONE_STATE,
+            ("format", "envelope"): "a text payload has no JSON envelope",
+            ("envelope", "depth"): "a scalar JSON payload has no depth to exceed",
+            ("known", "identity"): "a key the journal does not hold has no identity to compare",
+        },
+    ),
+)
+
 BY_NAME: Final = {operation.name: operation for operation in OPERATIONS}
 
 
