@@ -679,6 +679,39 @@ OPERATIONS += (
     ),
 )
 
+OPERATIONS += (
+    Operation(
+        "journal.admit_compensation",
+        "EP-16",
+        "Admitting a compensation in the worker journal",
+        ("WJ-13", "WJ-15"),
+        f"{PROTOCOL} `WorkerOperationJournal::admit_compensation`, `ensure_compensation_target`,"
+        " `ensure_compensation_identity`",
+        (
+            Check("scope", "operation_journal_scope_mismatch", "a tenant scope not the journal's"),
+            Check("known", "unknown_operation", "an original the journal does not hold"),
+            Check("tool", "compensation_tool_mismatch", "a tool other than the original's"),
+            Check(
+                "succeeded",
+                "compensation_requires_succeeded_operation",
+                "an original that has not succeeded",
+            ),
+            Check(
+                "identity",
+                "compensation_identity_mismatch",
+                "another key, input or grant than the compensation already attached",
+            ),
+        ),
+        excused={
+            ("known", "tool"): "an original the journal does not hold has no tool to compare",
+            ("succeeded", "identity"): (
+                "a compensation is attached only to a succeeded original, which never leaves"
+                " that state"
+            ),
+        },
+    ),
+)
+
 BY_NAME: Final = {operation.name: operation for operation in OPERATIONS}
 
 

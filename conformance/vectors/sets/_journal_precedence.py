@@ -1,6 +1,6 @@
-"""Pairwise error-precedence traces for observing an operation in the worker journal
-(docs/spec/precedence.md EP-15): an admitted request, maybe a first observation, then one
-observation that breaks two checks."""
+"""Pairwise error-precedence traces for the worker journal (docs/spec/precedence.md EP-15,
+EP-16): an admitted request, maybe a first observation, then one observation (or one
+compensation admission) that breaks two checks."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from rescind.conformance.precedence import PROTOCOL
 from rescind.conformance.provenance import splash_code
 from rescind.conformance.vectors.format import VectorTest
 from rescind.conformance.vectors.sets._precedence import Faults, last_step, pair_rows, trace_test
+from rescind.reference.grants import CapabilityGrant
 
 _GRANT = {
     "tool": "math.add",
@@ -136,6 +137,74 @@ def precedence_rows() -> list[CaseRow]:
     )
 
 
+_UNDO = {
+    **_REQUEST,
+    "request_id": "undo-1",
+    "compensation_key": "cmp-release-42-add-undo",
+    "tenant_scope": "tenant-release",
+    "grant_fingerprint": CapabilityGrant.from_json(json.dumps(_GRANT)).compensation_fingerprint(),
+    "payload": {"format": "json", "value": {"undo": "release"}},
+}
+
+
+def _compensation_base() -> dict[str, Any]:
+    return {"admitted": True, "succeeded": True, "compensation": copy.deepcopy(_UNDO)}
+
+
+def _compensation_trace(document: Mapping[str, Any]) -> dict[str, Any]:
+    requests = {"undo": json.dumps(document["compensation"], separators=(",", ":"))}
+    steps: list[dict[str, Any]] = []
+    if document["admitted"]:
+        requests["add"] = json.dumps(_REQUEST, separators=(",", ":"))
+        steps.append({"call": "admit", "args": {"request": "add", "grant": "math"}})
+        if document["succeeded"]:
+            total = json.dumps(_TOTAL, separators=(",", ":"))
+            steps.append(
+                {"call": "observe", "args": {"request": "add", "grant": "math", "status": total}}
+            )
+    steps.append({"call": "admit_compensation", "args": {"request": "undo", "grant": "math"}})
+    return {
+        "setup": {
+            "grants": {"math": json.dumps(_GRANT, separators=(",", ":"))},
+            "requests": requests,
+            "journal": {"scope": "tenant-release"},
+        },
+        "steps": steps,
+    }
+
+
+def _undo(name: str, value: object) -> Any:
+    def fault(document: dict[str, Any], _: int) -> None:
+        document["compensation"][name] = value
+
+    return fault
+
+
+def compensation_rows() -> list[CaseRow]:
+    return pair_rows(
+        Faults(
+            "journal.admit_compensation",
+            "journal.admit-compensation",
+            _compensation_base,
+            {
+                "scope": _undo("tenant_scope", "tenant-other"),
+                "known": lambda document, _: document.update(admitted=False),
+                "tool": _undo("tool", "math.sub"),
+                "succeeded": lambda document, _: document.update(succeeded=False),
+            },
+            _compensation_trace,
+            last_step(run_trace),
+            splash_code(
+                PROTOCOL,
+                "WorkerOperationJournal::admit_compensation",
+                "WorkerOperationJournal::validate_scope",
+                "ensure_compensation_target",
+                note="the order of the checks in these functions; read, not run (EP-16)",
+            ),
+        )
+    )
+
+
 def precedence_tests() -> tuple[VectorTest, ...]:
     to_vector = trace_test(run_trace)
-    return tuple(to_vector(row) for row in precedence_rows())
+    return tuple(to_vector(row) for row in (*precedence_rows(), *compensation_rows()))
