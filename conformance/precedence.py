@@ -712,6 +712,33 @@ OPERATIONS += (
     ),
 )
 
+OPERATIONS += (
+    Operation(
+        "casehub.compensate",
+        "EP-17",
+        "Compensating a CaseHub work item",
+        ("SG-61",),
+        "(mdproctor/work, not Splash) `runtime/src/main/java/io/casehub/work/runtime/service/"
+        "WorkItemService.java` `WorkItemService.compensate` (commit not reported;"
+        " docs/upstream-readings.md row 40)",
+        (
+            Check("exists", "saga_work_item_not_found", "an item id no item has"),
+            Check("completed", "saga_work_item_not_completed", "an item that is not COMPLETED"),
+            Check(
+                "active",
+                "saga_compensation_already_active",
+                "an item with compensation activity already",
+            ),
+            Check(
+                "compensator",
+                "saga_compensator_not_compensable",
+                "an item that itself compensates another",
+            ),
+        ),
+        excused={("exists", "completed"): "an item that does not exist has no status"},
+    ),
+)
+
 BY_NAME: Final = {operation.name: operation for operation in OPERATIONS}
 
 

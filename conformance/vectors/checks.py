@@ -118,7 +118,8 @@ BINDINGS: dict[str, TopicBinding] = {
             group_ops={
                 name: f"saga.{name}"
                 for name in ("transition", "classify", "reconcile", "case", "work-item")
-            },
+            }
+            | {"work-item-precedence": "saga.work-item"},
         ),
         TopicBinding("host-keys", "host-keys", op_field="operation"),
         TopicBinding("ledger-codec", "ledger", op="ledger.load"),
