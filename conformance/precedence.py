@@ -739,6 +739,47 @@ OPERATIONS += (
     ),
 )
 
+OPERATIONS += (
+    Operation(
+        "ledger.record_operation",
+        "EP-18",
+        "Recording an operation through the host engine",
+        ("HL-6", "HL-11"),
+        f"{WORKFLOW} `WorkflowEngine::record_operation`,"
+        " `WorkflowOperationLedger::validate_for`, `WorkflowOperationLedger::record`",
+        (
+            Check("plan_owned", "plan_ownership_mismatch", "a plan of another engine"),
+            Check("plan_binding", "plan_mismatch", "a ledger written for another plan"),
+            Check("step_known", "unknown_step", "a step the plan does not have"),
+            Check("input_size", "host_input_too_large", "more than 262,144 input bytes"),
+            Check("operation_count", "too_many_operations", "a ledger holding 64 operations"),
+            Check("revision", "ledger_revision_exhausted", "a ledger at revision 2^64-1"),
+            Check("tool", "invalid_tool", "a tool outside the token grammar"),
+            Check(
+                "operation_key",
+                "invalid_operation_key",
+                "a key not a token or starting with `cmp-`",
+            ),
+            Check(
+                "operation_key_unique",
+                "duplicate_operation_key",
+                "a key the ledger already holds",
+            ),
+        ),
+        excused={
+            ("operation_key", "operation_key_unique"): (
+                "a key the ledger holds passed the key check when it was recorded, so an"
+                " invalid key is never a repeated one"
+            ),
+        },
+        note=(
+            "The ledger's own validation (HL-3) runs between `step_known` and `input_size`; a"
+            " ledger that loaded is valid, so it cannot refuse here. The step id's grammar is"
+            " checked with the other syntax, but a step the plan has is always a token."
+        ),
+    ),
+)
+
 BY_NAME: Final = {operation.name: operation for operation in OPERATIONS}
 
 

@@ -14,6 +14,8 @@ from typing import Any
 from rescind.conformance.interpreters.host_trace import run_trace
 from rescind.conformance.provenance import derived
 from rescind.conformance.vectors.format import Flag, VectorFile, VectorGroup, VectorTest
+from rescind.conformance.vectors.sets._ledger_precedence import precedence_tests
+from rescind.conformance.vectors.sets._precedence import FLAG, NOTE
 from rescind.conformance.vectors.sets._trace_cases_compensation import CASES as COMPENSATION
 from rescind.conformance.vectors.sets._trace_cases_ops import CASES as OPERATIONS
 from rescind.conformance.vectors.sets.ledger_codec import ESTIMATE
@@ -24,6 +26,7 @@ ACCEPTABLE_FLAGS = {"EncoderEstimateQuirk"}
 """A trace carrying one of these shows upstream's behaviour where another is acceptable."""
 
 NOTES = (
+    Flag(FLAG, *NOTE),
     Flag(
         "KnownAnswer",
         "a recipe error in keys, fingerprints or frame tags",
@@ -147,6 +150,7 @@ def build() -> VectorFile:
         groups=[
             VectorGroup("operations", tuple(_test(case) for case in OPERATIONS)),
             VectorGroup("compensations", tuple(_test(case) for case in COMPENSATION)),
+            VectorGroup("precedence", precedence_tests()),
         ],
         test_schema=TEST_SCHEMA,
     )
