@@ -780,6 +780,7 @@ OPERATIONS += (
     ),
 )
 
+OPERATIONS = tuple(sorted(OPERATIONS, key=lambda operation: int(operation.rule[3:])))
 BY_NAME: Final = {operation.name: operation for operation in OPERATIONS}
 
 
