@@ -26,14 +26,10 @@ _PAD = 1_025
 
 @st.composite
 def faulty_plans(draw: st.DrawFn) -> dict[str, Any]:
-    steps: list[list[Any]] = draw(
-        st.lists(
-            st.tuples(st.sampled_from(_IDS), st.sampled_from(_SOURCES)).map(list),
-            min_size=0,
-            max_size=6,
-        )
-    )
-    if steps and draw(st.booleans()):
+    pairs = draw(st.lists(st.tuples(st.sampled_from(_IDS), st.sampled_from(_SOURCES)), max_size=6))
+    steps: list[list[Any]] = [[step_id, source] for step_id, source in pairs]
+    huge = draw(st.booleans())
+    if steps and huge:
         steps[draw(st.integers(0, len(steps) - 1))][1] = _HUGE
     if draw(st.integers(0, 4)) == 0:
         steps += [[f"p{index}", ""] for index in range(_PAD - len(steps))]

@@ -153,9 +153,9 @@ _MAX_TEXT = 262_144
 
 
 def _journal_base() -> dict[str, Any]:
-    return json.loads(
-        journal(*(rec(TOTAL, comp(key=f"cmp-undo-{i}"), key=f"k-{i}") for i in range(3)))
-    )
+    records = (rec(TOTAL, comp(key=f"cmp-undo-{i}"), key=f"k-{i}") for i in range(3))
+    document: dict[str, Any] = json.loads(journal(*records))
+    return document
 
 
 def _record(name: str, value: object) -> Callable[[dict[str, Any], int], None]:
