@@ -780,6 +780,24 @@ OPERATIONS += (
     ),
 )
 
+OPERATIONS += (
+    Operation(
+        "frames.seal",
+        "EP-19",
+        "Sealing an authenticated frame",
+        ("FR-6",),
+        f"{PROTOCOL} `SessionAuthenticator::seal`",
+        (
+            Check(
+                "message", "unsupported_version", "a message that fails validation (its version)"
+            ),
+            Check("session", "unknown_session", "a message for another session"),
+            Check("sequence_exhausted", "sequence_exhausted", "a next outgoing sequence of 2^64-1"),
+            Check("size", "wire_frame_too_large", "an authenticated text or frame over 1 MiB"),
+        ),
+    ),
+)
+
 OPERATIONS = tuple(sorted(OPERATIONS, key=lambda operation: int(operation.rule[3:])))
 BY_NAME: Final = {operation.name: operation for operation in OPERATIONS}
 

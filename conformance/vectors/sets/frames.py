@@ -259,7 +259,51 @@ def frame_precedence() -> list[CaseRow]:
     )
 
 
+def _seal_trace(document: dict[str, Any]) -> dict[str, Any]:
+    """The host seals one dispatch message (its text payload long past 1 MiB when the size
+    fault is on)."""
+    prefix = (
+        '{"type":"dispatch_operation","request":{"protocol_version":'
+        f'{document["version"]},"session_id":"{document["session"]}","request_id":"d",'
+        '"tool":"t","operation_key":"k","payload":{"format":"text","value":"'
+    )
+    count = 1_048_400 if document["big"] else 1
+    message = {"prefix": prefix, "repeat": "x", "count": count, "suffix": '"}}}'}
+    host: dict[str, Any] = {"role": "host", "session_id": "session-1", "key": KEY_07}
+    if document["next_outgoing"] != 1:
+        host["next_outgoing"] = document["next_outgoing"]
+    return {
+        "setup": {"authenticators": {"host": host}},
+        "steps": [{"call": "seal", "args": {"by": "host", "message": message}}],
+    }
+
+
+def seal_precedence() -> list[CaseRow]:
+    """EP-19's pairs: one message the host seals, with two of its checks broken."""
+    return pair_rows(
+        Faults(
+            "frames.seal",
+            "frame.seal",
+            lambda: {"version": 5, "session": "session-1", "big": False, "next_outgoing": 1},
+            {
+                "message": lambda document, _: document.update(version=4),
+                "session": lambda document, _: document.update(session="session-2"),
+                "sequence_exhausted": lambda document, _: document.update(next_outgoing=_LAST),
+                "size": lambda document, _: document.update(big=True),
+            },
+            _seal_trace,
+            last_step(run_frame_trace),
+            splash_code(
+                PROTOCOL,
+                "SessionAuthenticator::seal",
+                note="the order of the checks in the function; read, not run (EP-19)",
+            ),
+        )
+    )
+
+
 FAMILIES: dict[str, Family] = {
+    "seal-precedence": seal_precedence,
     "bootstrap-precedence": bootstrap_precedence,
     "frame-precedence": frame_precedence,
 }
