@@ -9,6 +9,10 @@ and each (state, event) pair of every lifecycle table.
   about, allowed or refused; a pair is exercised by a vector when the reference, answering
   that vector, asks the table about it. This is observed, not declared: each vector is run
   through the built-in reference with the tables' lookups recorded.
+- Precedence pairs: for every operation of ``rescind.conformance.precedence``, each pair of
+  adjacent checks (and each loop's wrap-around pair), with the vectors that break both (the
+  generated ``…precedence.<first>.<second>`` vector of the operation's rule). A pair the
+  operation excuses (no input can break both) is listed with its reason, not as a gap.
 
 Gaps are allowed only when ``conformance/coverage-exceptions.toml`` lists them with a reason;
 an exception for something a check now reaches is stale and is refused too, so the file
@@ -31,6 +35,7 @@ import attrs
 from rescind.conformance.driver import handle
 from rescind.conformance.error_catalogue import compared_details
 from rescind.conformance.explore.areas import AREAS
+from rescind.conformance.precedence import OPERATIONS as PRECEDENCE
 from rescind.conformance.vectors.checks import load_vector_files, operation_of
 from rescind.reference.errors import error_registry
 from rescind.tables import operation as operation_tables
@@ -57,6 +62,10 @@ class CoverageMap:
     codes: Mapping[str, Reach]
     pairs: Mapping[tuple[str, str, str], Reach]
     """(table, state, event) -> the vectors whose reference answer asked the table."""
+    precedence: Mapping[str, Reach] = attrs.field(factory=dict)
+    """Precedence pair name (``Pair.name``) -> the vectors that break both its checks."""
+    excused_precedence: Mapping[str, str] = attrs.field(factory=dict)
+    """Pairs no input can break together (from the precedence data) -> the reason."""
 
     def gaps(self) -> dict[str, list[str]]:
         return {
@@ -64,6 +73,9 @@ class CoverageMap:
             "code": sorted(code for code, reach in self.codes.items() if not reach.checks),
             "pair": sorted(
                 pair_name(pair) for pair, reach in self.pairs.items() if not reach.checks
+            ),
+            "precedence": sorted(
+                name for name, reach in self.precedence.items() if not reach.checks
             ),
         }
 
@@ -170,6 +182,7 @@ def coverage_map(spec: Path) -> CoverageMap:
     rule_kinds: dict[str, set[str]] = {rule: set() for rule in rule_pages}
     codes: dict[str, list[str]] = {code: [] for code in error_codes()}
     pairs = _table_pairs()
+    precedence, excused = _precedence_pairs()
     for document in load_vector_files():
         for group in document["testGroups"]:
             for test in group["tests"]:
@@ -180,6 +193,8 @@ def coverage_map(spec: Path) -> CoverageMap:
                 for pair in _asked(group, test):
                     if pair in pairs:
                         pairs[pair].append(test["id"])
+                for name in _precedence_of(test, precedence):
+                    precedence[name].append(test["id"])
     for area in AREAS:
         rule_checks.setdefault(area.rule, []).append(f"explore.{area.name}")
     for rule, check_id in _model_rules():
@@ -193,7 +208,38 @@ def coverage_map(spec: Path) -> CoverageMap:
         rule_pages=rule_pages,
         codes={code: Reach(tuple(sorted(set(ids)))) for code, ids in codes.items()},
         pairs={pair: Reach(tuple(sorted(set(ids)))) for pair, ids in pairs.items()},
+        precedence={name: Reach(tuple(sorted(set(ids)))) for name, ids in precedence.items()},
+        excused_precedence=excused,
     )
+
+
+_SLUGS = {
+    (operation.rule, f".precedence.{pair.slug}"): pair.name
+    for operation in PRECEDENCE
+    for pair in operation.covered_pairs()
+}
+
+
+def _precedence_pairs() -> tuple[dict[str, list[str]], dict[str, str]]:
+    covered: dict[str, list[str]] = {}
+    excused: dict[str, str] = {}
+    for operation in PRECEDENCE:
+        for pair in operation.pairs():
+            reason = operation.excused.get((pair.first.name, pair.second.name))
+            if reason is None:
+                covered[pair.name] = []
+            else:
+                excused[pair.name] = reason
+    return covered, excused
+
+
+def _precedence_of(test: Mapping[str, Any], names: Mapping[str, list[str]]) -> Iterator[str]:
+    """The precedence pair a vector covers: its rule is the operation's and its id ends in the
+    pair's generated suffix."""
+    test_id = str(test["id"])
+    for (rule, suffix), name in _SLUGS.items():
+        if test["rule"] == rule and test_id.endswith(suffix) and name in names:
+            yield name
 
 
 def _asked(group: Mapping[str, Any], test: Mapping[str, Any]) -> set[tuple[str, str, str]]:
@@ -224,7 +270,7 @@ class Exceptions:
     @classmethod
     def load(cls, path: Path = EXCEPTIONS) -> Exceptions:
         document = tomllib.loads(path.read_text(encoding="utf-8"))
-        items: dict[str, dict[str, str]] = {"rule": {}, "code": {}, "pair": {}}
+        items: dict[str, dict[str, str]] = {"rule": {}, "code": {}, "pair": {}, "precedence": {}}
         for kind in items:
             for entry in document.get(kind, ()):
                 if not isinstance(entry.get("reason"), str) or not entry["reason"].strip():
@@ -241,6 +287,7 @@ def verdict(found: CoverageMap, exceptions: Exceptions) -> dict[str, dict[str, l
         "rule": set(found.rules),
         "code": set(found.codes),
         "pair": {pair_name(pair) for pair in found.pairs},
+        "precedence": set(found.precedence),
     }
     result: dict[str, dict[str, list[str]]] = {}
     for kind, missing in gaps.items():

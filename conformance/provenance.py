@@ -144,6 +144,7 @@ RULE_PAGES = {
     "SG": "saga.md",
     "MD": "model.md",
     "CR": "compensation-reconcile.md",
+    "EP": "precedence.md",
 }
 """Rule prefix to its docs/spec page (the table in docs/spec/README.md)."""
 

@@ -103,13 +103,12 @@ def grant_fingerprint_of_encoding(encoded_grant: bytes) -> str:
 
 @attrs.frozen
 class PlanStep:
-    step_id: str = attrs.field()
-    source: str
+    """One step of a plan. Its id is checked when the plan is (``validate_plan``), not here:
+    upstream checks a plan's size before any id, so an invalid id must not win by being
+    constructed first (docs/spec/precedence.md)."""
 
-    @step_id.validator
-    def _check(self, _: object, value: str) -> None:
-        if not is_step_id(value):
-            raise InvalidStepId(step_id=value)
+    step_id: str
+    source: str
 
 
 def is_step_id(value: str) -> bool:
@@ -120,18 +119,31 @@ def is_step_id(value: str) -> bool:
     return True
 
 
+def validate_plan(steps: Sequence[PlanStep]) -> None:
+    """Upstream's order (``validate_steps``): an empty plan, the step count, the total source
+    bytes, then each step in plan order, its id grammar and then whether it repeats."""
+    if not steps:
+        raise InvalidPlan(reason="empty plan")
+    if len(steps) > MAX_PLAN_STEPS:
+        raise InvalidPlan(reason="too many steps")
+    total = sum(len(step.source.encode("utf-8")) for step in steps)
+    if total > MAX_PLAN_SOURCE_BYTES:
+        raise InvalidPlan(reason="plan source too large")
+    seen: set[str] = set()
+    for step in steps:
+        if not is_step_id(step.step_id):
+            raise InvalidStepId(step_id=step.step_id)
+        if step.step_id in seen:
+            raise InvalidPlan(reason="duplicate step id")
+        seen.add(step.step_id)
+
+
 def plan_fingerprint(steps: Sequence[PlanStep]) -> str:
     """BLAKE3(plan domain || u64(step count) || per step lp(id) || lp(source UTF-8))."""
-    if not 1 <= len(steps) <= MAX_PLAN_STEPS:
-        raise InvalidPlan(reason="a plan has 1 to 1024 steps")
-    if len({step.step_id for step in steps}) != len(steps):
-        raise InvalidPlan(reason="step ids repeat")
-    sources = [step.source.encode("utf-8") for step in steps]
-    if sum(map(len, sources)) > MAX_PLAN_SOURCE_BYTES:
-        raise InvalidPlan(reason="plan source exceeds 1 MiB")
+    validate_plan(steps)
     parts = [PLAN_DOMAIN, u64_be(len(steps))]
-    for step, source in zip(steps, sources, strict=True):
-        parts += [lp(step.step_id.encode("ascii")), lp(source)]
+    for step in steps:
+        parts += [lp(step.step_id.encode("ascii")), lp(step.source.encode("utf-8"))]
     return _hex(*parts)
 
 

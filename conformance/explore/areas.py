@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rescind.conformance.explore.engine import Area
+from rescind.conformance.explore.host_plan import HOST_PLAN_AREA
 from rescind.conformance.explore.host_session import HOST_SESSION_AREA
 from rescind.conformance.explore.ledger import LEDGER_AREA
 from rescind.conformance.explore.numbers import F64_NUMBER_AREA, NUMBER_AREA
@@ -20,4 +21,5 @@ AREAS: tuple[Area, ...] = (
     F64_NUMBER_AREA,
     RECONCILE_AREA,
     TEMPLATE_AREA,
+    HOST_PLAN_AREA,
 )

@@ -72,6 +72,7 @@ BINDINGS: dict[str, TopicBinding] = {
                 "storage-record-tag": "storage.tag",
                 "storage-envelope-open": "storage.open",
                 "storage-cas-trace": "storage.trace",
+                "storage-open-precedence": "storage.open",
             },
         ),
         TopicBinding(
@@ -118,7 +119,8 @@ BINDINGS: dict[str, TopicBinding] = {
             group_ops={
                 name: f"saga.{name}"
                 for name in ("transition", "classify", "reconcile", "case", "work-item")
-            },
+            }
+            | {"work-item-precedence": "saga.work-item"},
         ),
         TopicBinding("host-keys", "host-keys", op_field="operation"),
         TopicBinding("ledger-codec", "ledger", op="ledger.load"),
@@ -135,6 +137,8 @@ BINDINGS: dict[str, TopicBinding] = {
                 "frame-tag": "frames.tag",
                 "frame-trace": "frames.trace",
                 "bootstrap": "frames.bootstrap",
+                "bootstrap-precedence": "frames.bootstrap",
+                "frame-precedence": "frames.trace",
             },
         ),
     )

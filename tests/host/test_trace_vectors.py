@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from rescind.conformance.interpreters.host_trace import run_trace
+from rescind.conformance.precedence import BY_NAME
 from rescind.conformance.vectors.sets import ledger_traces
 
 TRACES = {test.id: test for test in ledger_traces.build().tests}
@@ -210,6 +211,15 @@ EXPECTED_ERRORS: dict[str, list[str]] = {
     "ledger.trace.raw-policy.tenant-before-fingerprint": ["invalid_compensation_tenant_scope"] * 3,
     "ledger.trace.raw-policy.tool-before-tenant": ["invalid_tool"] * 3,
 }
+
+
+# The error-precedence traces (docs/spec/precedence.md EP-18): the earlier check's refusal.
+EXPECTED_ERRORS.update(
+    {
+        f"ledger.record.precedence.{pair.slug}": [pair.first.code]
+        for pair in BY_NAME["ledger.record_operation"].covered_pairs()
+    }
+)
 
 
 def _errors(expected: dict[str, Any]) -> list[str]:

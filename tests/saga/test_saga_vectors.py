@@ -45,6 +45,9 @@ def test_file_is_consistent_and_schema_valid(topic: str) -> None:
 
 def test_rules_are_documented() -> None:
     documented = set(re.findall(r"\*\*(SG-\d+)\*\*", DOCS.read_text(encoding="utf-8")))
+    # error-precedence vectors cite the order's rule (docs/spec/precedence.md)
+    precedence = DOCS.with_name("precedence.md").read_text(encoding="utf-8")
+    documented |= set(re.findall(r"\*\*(EP-\d+)\*\*", precedence))
     used = {test.rule for test in TESTS.values()}
     assert used <= documented, used - documented
     from rescind.model.saga import checks

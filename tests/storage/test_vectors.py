@@ -29,13 +29,16 @@ def test_file_is_consistent_and_large_enough() -> None:
         "storage-record-tag",
         "storage-envelope-open",
         "storage-cas-trace",
+        "storage-open-precedence",
     }
 
 
 def test_rules_are_defined_in_the_docs() -> None:
     defined = re.findall(r"^- \*\*(ST-\d+)\*\*", DOC.read_text(encoding="utf-8"), re.M)
     assert len(defined) == len(set(defined))
-    assert {test.rule for test in FILE.tests} <= set(defined)
+    precedence = DOC.with_name("precedence.md").read_text(encoding="utf-8")
+    orders = set(re.findall(r"^- \*\*(EP-\d+)\*\*", precedence, re.M))  # ErrorPrecedence
+    assert {test.rule for test in FILE.tests} <= set(defined) | orders
 
 
 def test_error_codes_are_registered() -> None:

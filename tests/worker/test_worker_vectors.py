@@ -64,7 +64,14 @@ def test_topic_is_consistent_and_schema_valid(topic: str) -> None:
 def test_every_rule_is_documented(topic: str) -> None:
     documents = (
         DOCS / name
-        for name in ("journal.md", "authorizer.md", "frames.md", "messages.md", "canonical.md")
+        for name in (
+            "journal.md",
+            "authorizer.md",
+            "frames.md",
+            "messages.md",
+            "canonical.md",
+            "precedence.md",
+        )
     )
     defined = set()
     for document in documents:

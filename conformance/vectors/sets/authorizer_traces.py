@@ -17,7 +17,9 @@ from __future__ import annotations
 
 from rescind.conformance import cases
 from rescind.conformance.cases import CaseTable
-from rescind.conformance.vectors.format import Flag, VectorFile
+from rescind.conformance.vectors.format import Flag, VectorFile, VectorGroup
+from rescind.conformance.vectors.sets._authorizer_precedence import precedence_tests
+from rescind.conformance.vectors.sets._precedence import FLAG, NOTE
 from rescind.conformance.vectors.sets._tabled import tabled_groups
 from rescind.conformance.vectors.sets._trace_cases import (
     TRACE_EXPECTED_SCHEMA,
@@ -64,6 +66,7 @@ NOTES = [
         "results accepted against another authorizer's authorization, or the journal refusing them",
         "cross-session result confusion, or no recovery after a restart",
     ),
+    Flag(FLAG, *NOTE),
 ]
 
 
@@ -74,20 +77,25 @@ def build(source: CaseTable | None = None) -> VectorFile:
             "Session authorizer traces (docs/spec/authorizer.md, rules AU-n); step vocabulary in"
             " docs/spec/journal.md.",
             "Compare `error` codes (details are informative) and the counters at checkpoints.",
+            "ErrorPrecedence vectors: the last request breaks two checks at once",
+            "(docs/spec/precedence.md); the earlier check's code is expected.",
         ),
         notes=NOTES,
-        groups=tabled_groups(
-            source or cases.load(TOPIC),
-            dict.fromkeys(
-                [
-                    "authorizer-dispatch",
-                    "authorizer-reconciliation",
-                    "authorizer-compensation",
-                    "authorizer-capacity",
-                    "authorizer-results",
-                ],
-                trace_vector,
+        groups=(
+            *tabled_groups(
+                source or cases.load(TOPIC),
+                dict.fromkeys(
+                    [
+                        "authorizer-dispatch",
+                        "authorizer-reconciliation",
+                        "authorizer-compensation",
+                        "authorizer-capacity",
+                        "authorizer-results",
+                    ],
+                    trace_vector,
+                ),
             ),
+            VectorGroup("precedence", precedence_tests()),
         ),
         test_schema={"input": TRACE_INPUT_SCHEMA, "expected": TRACE_EXPECTED_SCHEMA},
     )

@@ -13,13 +13,27 @@ comment says; ``sealed`` makes new ones.
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from rescind.conformance import cases
-from rescind.conformance.cases import CaseTable
+from rescind.conformance.cases import CaseRow, CaseTable, Family
 from rescind.conformance.interpreters.frame_lines import run_bootstrap, run_message, run_tag
 from rescind.conformance.interpreters.frame_trace import run_frame_trace
+from rescind.conformance.precedence import PROTOCOL
+from rescind.conformance.provenance import splash_code
 from rescind.conformance.vectors.format import Flag, VectorFile
+from rescind.conformance.vectors.sets._precedence import (
+    FLAG,
+    NOTE,
+    Faults,
+    last_step,
+    pair_rows,
+    trace_test,
+)
 from rescind.conformance.vectors.sets._tabled import Computation, tabled_groups
 from rescind.conformance.vectors.sets._trace_cases import trace_builder
+from rescind.reference.errors import RescindError
 from rescind.reference.frames import SessionRole, compute_tag
 from rescind.reference.numbers import NumberMode
 from rescind.reference.wirejson import read_document
@@ -40,6 +54,7 @@ def sealed(
 
 
 NOTES = [
+    Flag(FLAG, *NOTE),
     Flag(
         "Boundary",
         "an off-by-one at a numeric limit (u16 max and max + 1) or a key check skipped",
@@ -133,6 +148,167 @@ NOTES = [
 ]
 
 
+_CLOSE = {"type": "close_session", "protocol_version": 5, "session_id": "session-1"}
+_LAST = 2**64 - 1
+
+
+def _bootstrap_bytes(document: dict[str, Any]) -> dict[str, Any]:
+    sid = document["sid"]
+    record = document["magic"] + bytes((document["version"], len(sid))) + sid + document["key"]
+    return {"operation": "decode", "bytes": record.hex()}
+
+
+def _long_sid(document: dict[str, Any], _: int) -> None:
+    document["sid"] = document["sid"].ljust(129, b"s")
+
+
+def _bad_utf8(document: dict[str, Any], _: int) -> None:
+    document["sid"] = b"\xff" + document["sid"][1:]
+
+
+def bootstrap_precedence() -> list[CaseRow]:
+    """EP-12's pairs: a bootstrap record with two of its fields broken."""
+    return pair_rows(
+        Faults(
+            "frames.bootstrap",
+            "bootstrap",
+            lambda: {"magic": b"SPLPBOOT", "version": 1, "sid": b"session-1", "key": b"\x07" * 32},
+            {
+                "magic": lambda document, _: document.update(magic=b"SPLPBOOX"),
+                "version": lambda document, _: document.update(version=2),
+                "length": _long_sid,
+                "utf8": _bad_utf8,
+                "token": lambda document, _: document.update(sid=document["sid"].upper()),
+                "weak_key": lambda document, _: document.update(key=bytes(32)),
+            },
+            _bootstrap_bytes,
+            run_bootstrap,
+            splash_code(
+                PROTOCOL,
+                "PrivatePipeWorkerBootstrap::read_from",
+                note="the order of the reads and checks in the function; read, not run (EP-12)",
+            ),
+        )
+    )
+
+
+def _frame_trace(document: dict[str, Any]) -> dict[str, Any]:
+    """The worker opens one frame from the host; its tag is the genuine one unless a fault
+    replaced it (with one computed under another key, or a malformed one)."""
+    incoming = document["next_incoming"]
+    sequence = document["sequence"]
+    if sequence is None:
+        offset = document["offset"]
+        sequence = incoming + offset if incoming + offset <= _LAST else incoming - offset
+    message = json.dumps(document["message"], separators=(",", ":"))
+    try:
+        tag = json.loads(sealed(sequence, message, key=document["tag_key"]))["auth_tag"]
+    except RescindError:  # an invalid message has no genuine tag; any well-formed one will do
+        tag = "ab" * 32
+    if document["upper_tag"]:
+        tag = tag.upper()
+    frame = f'{{"sequence":{sequence},"message":{message},"auth_tag":"{tag}"}}'
+    worker = {"role": "worker", "session_id": "session-1", "key": KEY_07}
+    if incoming != 1:
+        worker["next_incoming"] = incoming
+    return {
+        "setup": {"authenticators": {"worker": worker}},
+        "steps": [{"call": "open", "args": {"by": "worker", "frame": frame}}],
+    }
+
+
+def _message(name: str, value: object) -> Any:
+    def fault(document: dict[str, Any], _: int) -> None:
+        document["message"][name] = value
+
+    return fault
+
+
+def frame_precedence() -> list[CaseRow]:
+    """EP-13's pairs: one frame the worker opens, with two of its checks broken."""
+    return pair_rows(
+        Faults(
+            "frames.open",
+            "frame.open",
+            lambda: {
+                "sequence": None,
+                "offset": 0,
+                "next_incoming": 1,
+                "message": dict(_CLOSE),
+                "tag_key": KEY_07,
+                "upper_tag": False,
+            },
+            {
+                "sequence_zero": lambda document, _: document.update(sequence=0),
+                "message": _message("protocol_version", 4),
+                "tag_format": lambda document, _: document.update(upper_tag=True),
+                "tag": lambda document, _: document.update(tag_key="08" * 32),
+                "session": _message("session_id", "session-2"),
+                "sequence_expected": lambda document, _: document.update(offset=1),
+                "sequence_exhausted": lambda document, _: document.update(next_incoming=_LAST),
+            },
+            _frame_trace,
+            last_step(run_frame_trace),
+            splash_code(
+                PROTOCOL,
+                "SessionAuthenticator::open",
+                "AuthenticatedWorkerMessage::validate_syntax",
+                note="the order of the checks in these functions; read, not run (EP-13)",
+            ),
+        )
+    )
+
+
+def _seal_trace(document: dict[str, Any]) -> dict[str, Any]:
+    """The host seals one dispatch message (its text payload long past 1 MiB when the size
+    fault is on)."""
+    prefix = (
+        '{"type":"dispatch_operation","request":{"protocol_version":'
+        f'{document["version"]},"session_id":"{document["session"]}","request_id":"d",'
+        '"tool":"t","operation_key":"k","payload":{"format":"text","value":"'
+    )
+    count = 1_048_400 if document["big"] else 1
+    message = {"prefix": prefix, "repeat": "x", "count": count, "suffix": '"}}}'}
+    host: dict[str, Any] = {"role": "host", "session_id": "session-1", "key": KEY_07}
+    if document["next_outgoing"] != 1:
+        host["next_outgoing"] = document["next_outgoing"]
+    return {
+        "setup": {"authenticators": {"host": host}},
+        "steps": [{"call": "seal", "args": {"by": "host", "message": message}}],
+    }
+
+
+def seal_precedence() -> list[CaseRow]:
+    """EP-19's pairs: one message the host seals, with two of its checks broken."""
+    return pair_rows(
+        Faults(
+            "frames.seal",
+            "frame.seal",
+            lambda: {"version": 5, "session": "session-1", "big": False, "next_outgoing": 1},
+            {
+                "message": lambda document, _: document.update(version=4),
+                "session": lambda document, _: document.update(session="session-2"),
+                "sequence_exhausted": lambda document, _: document.update(next_outgoing=_LAST),
+                "size": lambda document, _: document.update(big=True),
+            },
+            _seal_trace,
+            last_step(run_frame_trace),
+            splash_code(
+                PROTOCOL,
+                "SessionAuthenticator::seal",
+                note="the order of the checks in the function; read, not run (EP-19)",
+            ),
+        )
+    )
+
+
+FAMILIES: dict[str, Family] = {
+    "seal-precedence": seal_precedence,
+    "bootstrap-precedence": bootstrap_precedence,
+    "frame-precedence": frame_precedence,
+}
+
+
 def build(source: CaseTable | None = None) -> VectorFile:
     return VectorFile(
         topic=TOPIC,
@@ -143,12 +319,14 @@ def build(source: CaseTable | None = None) -> VectorFile:
         ),
         notes=NOTES,
         groups=tabled_groups(
-            source or cases.load(TOPIC),
+            source or cases.load(TOPIC, FAMILIES),
             {
                 "message-line": Computation(run_message),
                 "frame-tag": Computation(run_tag),
                 "frame-trace": trace_builder(run_frame_trace, ("profile", "authenticators")),
                 "bootstrap": Computation(run_bootstrap),
+                "bootstrap-precedence": Computation(run_bootstrap),
+                "frame-precedence": trace_test(run_frame_trace),
             },
         ),
         test_schema={"input": {"type": "object"}, "expected": {"type": "object"}},

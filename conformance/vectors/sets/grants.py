@@ -10,10 +10,13 @@ meant to have, and building fails if the reference disagrees.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from rescind.conformance.interpreters.grant_ops import OPERATIONS, expected_of
-from rescind.conformance.provenance import Provenance, derived, observed
+from rescind.conformance.cases import CaseRow
+from rescind.conformance.interpreters.grant_ops import OPERATIONS, expected_of, run
+from rescind.conformance.precedence import PROTOCOL
+from rescind.conformance.provenance import Provenance, derived, observed, splash_code
 from rescind.conformance.vectors.format import (
     Flag,
     VectorFile,
@@ -21,6 +24,7 @@ from rescind.conformance.vectors.format import (
     VectorTest,
     test_from_row,
 )
+from rescind.conformance.vectors.sets._precedence import FLAG, NOTE, Faults, pair_rows
 
 TOPIC = "grants"
 
@@ -290,6 +294,7 @@ NOTES: tuple[Flag, ...] = (
     Flag("CaseSensitiveVariant", "enum names matched without case, or unknown kinds kept", "grants upstream refuses are accepted"),
     Flag("ResourceLimit", "off by one at 64 selectors, or counting before collapsing", "valid grants refused or oversized ones accepted"),
     Flag("CheckOrder", "checks run in a different order", "a different error code for the same input"),
+    Flag(FLAG, *NOTE),
     Flag("ZeroLimit", "zero limits accepted", "a grant that can never be used passes validation"),
     Flag("CompensationDisabled", "a zero compensation budget treated as invalid", "grants without compensation refused"),
     Flag("TokenGrammar", "a looser identifier character class", "identifiers upstream refuses are accepted"),
@@ -461,6 +466,125 @@ PROBED: dict[str, Provenance] = {
 """Vectors whose answer a probe row prints; every other vector is derived from its rule."""
 
 
+def _grant_fault(document: dict[str, Any], at: int) -> None:
+    document["grants"][at]["tool"] = document["grants"][at]["tool"].upper()
+
+
+def _repeat_tool(document: dict[str, Any], at: int) -> None:
+    document["grants"][at - 1]["tool"] = document["grants"][at]["tool"]
+
+
+def _too_many_grants(document: dict[str, Any], _: int) -> None:
+    grants = document["grants"]
+    grants.extend(json.loads(grant_text(f"extra.t{i}")) for i in range(129 - len(grants)))
+
+
+def _compact(document: dict[str, Any]) -> dict[str, Any]:
+    return _man(json.dumps(document, separators=(",", ":")))
+
+
+def precedence_rows() -> list[CaseRow]:
+    """EP-5's pairs: a three-grant manifest with two of its checks broken."""
+    return pair_rows(
+        Faults(
+            "grants.manifest",
+            "manifest.validate",
+            lambda: json.loads(manifest_text(*(grant_text(f"tool.t{i}") for i in range(3)))),
+            {
+                "version": lambda document, _: document.update(protocol_version=4),
+                "grant_count": _too_many_grants,
+                "session_id": lambda document, _: document.update(session_id="Session-1"),
+                "grant": _grant_fault,
+                "grant_unique": _repeat_tool,
+            },
+            _compact,
+            run,
+            splash_code(
+                PROTOCOL,
+                "SessionManifest::validate",
+                note="the order of the checks in the function; read, not run (EP-5)",
+            ),
+        )
+    )
+
+
+def _grant_faults() -> dict[str, Any]:
+    return {
+        "tool": lambda grant, _: grant.update(tool="Math.Add"),
+        "max_calls": lambda grant, _: grant.update(max_calls=0),
+        "byte_limits": lambda grant, _: grant.update(max_output_bytes=0),
+        "resource_count": lambda grant, _: grant.update(
+            resources=[{"kind": kind, "id": rid} for kind, rid in SIXTY_FIVE]
+        ),
+        "resource_id": lambda grant, _: grant["resources"][0].update(id="Math-API"),
+    }
+
+
+def grant_precedence_rows() -> list[CaseRow]:
+    """EP-6's pairs: one grant with two of its checks broken."""
+    return pair_rows(
+        Faults(
+            "grants.grant",
+            "grant.validate",
+            lambda: json.loads(grant_text()),
+            _grant_faults(),
+            lambda grant: _g(json.dumps(grant, separators=(",", ":"))),
+            run,
+            splash_code(
+                PROTOCOL,
+                "CapabilityGrant::validate",
+                note="the order of the checks in the function; read, not run (EP-6)",
+            ),
+        )
+    )
+
+
+def _attenuated(document: dict[str, Any]) -> dict[str, Any]:
+    return _att(*(json.dumps(document[k], separators=(",", ":")) for k in ("grant", "step")))
+
+
+def attenuation_precedence_rows() -> list[CaseRow]:
+    """EP-7's pairs: a parent and one attenuation step with two checks broken."""
+    return pair_rows(
+        Faults(
+            "grants.attenuate",
+            "grant.attenuate",
+            lambda: {"grant": json.loads(grant_text()), "step": {"max_calls": 1}},
+            {
+                "parent": lambda document, _: document["grant"].update(tool="Math.Add"),
+                "zero_limit": lambda document, _: document["step"].update(max_calls=0),
+                "widen": lambda document, _: document["step"].update(max_input_bytes=129),
+                "expand": lambda document, _: document["step"].update(
+                    resources=[{"kind": "secret", "id": "token"}]
+                ),
+            },
+            _attenuated,
+            run,
+            splash_code(
+                PROTOCOL,
+                "CapabilityGrant::attenuate",
+                note="the order of the checks in the function; read, not run (EP-7)",
+            ),
+        )
+    )
+
+
+def _precedence_test(row: CaseRow) -> VectorTest:
+    result, expected = expected_of(row.input)
+    if result != row.result:
+        raise ValueError(f"{row.id}: reference gives {result} {expected}")
+    return VectorTest(
+        row.id,
+        row.rule,
+        row.comment,
+        row.input,
+        expected,
+        result,
+        row.flags,
+        provenance=row.provenance,
+    )
+
+
 def _test(row: Row) -> VectorTest:
     test_id, rule = row[0], row[1]
     return test_from_row(row, expected_of, PROBED.get(test_id) or derived(rule))
@@ -468,6 +592,19 @@ def _test(row: Row) -> VectorTest:
 
 def build() -> VectorFile:
     groups = [VectorGroup(name, tuple(_test(row) for row in rows)) for name, rows in GROUPS]
+    groups.append(
+        VectorGroup(
+            "precedence",
+            tuple(
+                _precedence_test(row)
+                for row in (
+                    *grant_precedence_rows(),
+                    *attenuation_precedence_rows(),
+                    *precedence_rows(),
+                )
+            ),
+        )
+    )
     return VectorFile(
         topic=TOPIC,
         header=(
@@ -475,6 +612,8 @@ def build() -> VectorFile:
             "identifier grammars they use. Rules: docs/spec/grants.md (GR-n).",
             "Inputs are JSON text; decode them with your own parser. Compare error codes only;",
             "reason, field, maximum, tool and actual are informative.",
+            "ErrorPrecedence vectors break two checks at once (docs/spec/precedence.md):",
+            "the earlier check's code is expected.",
         ),
         notes=NOTES,
         groups=groups,

@@ -13,15 +13,26 @@ so the table's provenance is derived throughout.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from rescind.conformance import cases
 from rescind.conformance.cases import CaseRow, CaseTable, Family
 from rescind.conformance.interpreters.host_key_ops import refusal, run
-from rescind.conformance.provenance import derived
+from rescind.conformance.provenance import derived, splash_code
 from rescind.conformance.vectors.format import Flag, VectorFile
+from rescind.conformance.vectors.sets._ledger_texts import GRANT_FP, OP_KEY, PLAN_FP
+from rescind.conformance.vectors.sets._precedence import FLAG, NOTE, Faults, pair_rows
 from rescind.conformance.vectors.sets._tabled import Computation, tabled_groups
 
 TOPIC = "host-keys"
-GROUP_NAMES = ("plan-fingerprint", "input-fingerprint", "operation-key", "compensation-key")
+GROUP_NAMES = (
+    "plan-fingerprint",
+    "input-fingerprint",
+    "operation-key",
+    "compensation-key",
+    "precedence",
+)
 
 
 def step_count_bounds() -> list[CaseRow]:
@@ -50,7 +61,141 @@ def step_count_bounds() -> list[CaseRow]:
     ]
 
 
-FAMILIES: dict[str, Family] = {"step-count-bounds": step_count_bounds}
+PLAN_ORDER = splash_code(
+    "crates/splash-workflow/src/lib.rs",
+    "validate_steps",
+    "WorkflowEngine::plan",
+    note="the order of the checks in the function; read, not run (EP-1)",
+)
+_INPUT = {"format": "json", "value": {"version": "1.2.3"}}
+_OVERSIZED = {"repeat": "x", "count": 262_145}
+
+
+def _upper_id(steps: list[list[Any]], at: int) -> None:
+    steps[at][0] = steps[at][0].upper()
+
+
+def _repeat_id(steps: list[list[Any]], at: int) -> None:
+    steps[at - 1][0] = steps[at][0]
+
+
+def _too_many(steps: list[list[Any]], _: int) -> None:
+    steps.extend([f"p{i}", ""] for i in range(1025 - len(steps)))
+
+
+def _huge_source(steps: list[list[Any]], _: int) -> None:
+    steps[0][1] = {"repeat": "x", "count": 1_048_577}
+
+
+def plan_precedence() -> list[CaseRow]:
+    """EP-1's pairs: each adjacent pair of plan checks broken together."""
+    return pair_rows(
+        Faults(
+            "host.plan",
+            "hostkeys.plan",
+            lambda: [["a", "x"], ["b", "y"], ["c", "z"]],
+            {
+                "non_empty": lambda steps, _: steps.clear(),
+                "step_count": _too_many,
+                "source_size": _huge_source,
+                "step_id": _upper_id,
+                "step_unique": _repeat_id,
+            },
+            lambda steps: {"operation": "plan_fingerprint", "steps": steps},
+            run,
+            PLAN_ORDER,
+        )
+    )
+
+
+def plan_precedence_distant() -> list[CaseRow]:
+    """The issue's plan of 1,025 steps whose last id is invalid: the step count is checked
+    before any id (two checks apart in EP-1, so no pair row states it)."""
+    steps: list[list[Any]] = [[f"s{i}", ""] for i in range(1024)] + [["S1024", ""]]
+    return [
+        CaseRow(
+            "hostkeys.plan.precedence.count-before-last-id",
+            "EP-1",
+            "1,025 steps, the last with an uppercase id: too many steps, before any id is read.",
+            {"operation": "plan_fingerprint", "steps": steps},
+            PLAN_ORDER,
+            result="invalid",
+            flags=(FLAG,),
+        )
+    ]
+
+
+def _set(name: str, value: object) -> Callable[[dict[str, Any], int], None]:
+    def fault(document: dict[str, Any], _: int) -> None:
+        document[name] = value
+
+    return fault
+
+
+def operation_key_precedence() -> list[CaseRow]:
+    """EP-2's pairs, through the engine's derivation."""
+    return pair_rows(
+        Faults(
+            "host.operation_key",
+            "hostkeys.op",
+            lambda: {
+                "steps": [["publish", "let release = true"]],
+                "step_id": "publish",
+                "tool": "release.publish",
+                "input": _INPUT,
+                "nonce": "release-42:publish:1",
+            },
+            {
+                "step_known": _set("step_id", "deploy"),
+                "tool": _set("tool", "Release.Publish"),
+                "input_size": _set("input", _OVERSIZED),
+                "nonce_empty": _set("nonce", ""),
+            },
+            lambda document: {"operation": "operation_key", **document},
+            run,
+            splash_code(
+                "crates/splash-workflow/src/lib.rs",
+                "WorkflowEngine::derive_operation_key",
+                note="the order of the checks in the function; read, not run (EP-2)",
+            ),
+        )
+    )
+
+
+def compensation_key_precedence() -> list[CaseRow]:
+    """EP-3's pairs, through the key recipe."""
+    return pair_rows(
+        Faults(
+            "host.compensation_key",
+            "hostkeys.cmp",
+            lambda: {
+                "plan_fingerprint": PLAN_FP,
+                "operation_key": OP_KEY,
+                "tool": "release.publish",
+                "tenant_scope": "tenant-release",
+                "grant_fingerprint": GRANT_FP,
+                "input": {"format": "json", "value": {"undo": "release"}},
+                "nonce": "release-42:publish:undo:1",
+            },
+            {"input_size": _set("input", _OVERSIZED), "nonce_empty": _set("nonce", "")},
+            lambda document: {"operation": "compensation_key", **document},
+            run,
+            splash_code(
+                "crates/splash-workflow/src/lib.rs",
+                "WorkflowEngine::derive_compensation_key",
+                note="the order of its last three checks; read, not run (EP-3)",
+            ),
+        )
+    )
+
+
+FAMILIES: dict[str, Family] = {
+    "step-count-bounds": step_count_bounds,
+    "plan-precedence": plan_precedence,
+    "plan-precedence-distant": plan_precedence_distant,
+    "operation-key-precedence": operation_key_precedence,
+    "compensation-key-precedence": compensation_key_precedence,
+}
 
 # fmt: off
 NOTES = (
@@ -58,6 +203,7 @@ NOTES = (
     Flag("LengthPrefix", "fields concatenated without their 8-byte big-endian lengths", "different field splits collide on one digest, so two different steps or inputs share a key"),
     Flag("OrderSensitive", "plan steps hashed as a set or sorted", "reordering a plan keeps its fingerprint, so a ledger validates against a plan it was not written for"),
     Flag("CheckOrder", "checks run in another order", "a different error code for the same call than upstream reports"),
+    Flag(FLAG, *NOTE),
 )
 # fmt: on
 
@@ -120,6 +266,8 @@ def build(source: CaseTable | None = None) -> VectorFile:
             'Byte strings: a JSON string (UTF-8), {"hex": ...} or {"repeat": text, "count": N}.',
             "An input is a tool payload (use its canonical input bytes) or raw bytes.",
             "Compare error codes; actual and maximum are informative.",
+            "ErrorPrecedence vectors break two checks at once (docs/spec/precedence.md):",
+            "the earlier check's code is expected.",
         ),
         notes=NOTES,
         groups=tabled_groups(

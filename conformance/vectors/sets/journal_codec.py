@@ -13,13 +13,17 @@ expects the compact re-encoding; an invalid one the error code. Rows reproduce e
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from typing import Any
 
 from rescind.conformance import cases
 from rescind.conformance.cases import CaseRow, CaseTable, Family
 from rescind.conformance.interpreters.journal_load import load_journal
-from rescind.conformance.provenance import Provenance, derived, observed
+from rescind.conformance.precedence import PROTOCOL
+from rescind.conformance.provenance import Provenance, derived, observed, splash_code
 from rescind.conformance.vectors.format import Flag, VectorFile
+from rescind.conformance.vectors.sets._precedence import FLAG, NOTE, Faults, pair_rows
 from rescind.conformance.vectors.sets._tabled import Computation, tabled_groups
 
 TOPIC = "journal-codec"
@@ -159,9 +163,100 @@ def record_count_bounds() -> list[CaseRow]:
     ]
 
 
+_LONG_FAILURE = {"state": "failed", "message": "x" * 4097}
+_MAX_TEXT = 262_144
+
+
+def _journal_base() -> dict[str, Any]:
+    records = (rec(TOTAL, comp(key=f"cmp-undo-{i}"), key=f"k-{i}") for i in range(3))
+    document: dict[str, Any] = json.loads(journal(*records))
+    return document
+
+
+def _record(name: str, value: object) -> Callable[[dict[str, Any], int], None]:
+    def fault(document: dict[str, Any], at: int) -> None:
+        document["records"][at][name] = value
+
+    return fault
+
+
+def _compensation(name: str, value: object) -> Callable[[dict[str, Any], int], None]:
+    def fault(document: dict[str, Any], at: int) -> None:
+        document["records"][at]["compensation"][name] = value
+
+    return fault
+
+
+def _not_succeeded(document: dict[str, Any], at: int) -> None:
+    """A record that has not succeeded (one that an earlier fault already failed stays so)."""
+    record = document["records"][at]
+    if record["state"]["state"] == "succeeded":
+        record["state"] = {"state": "pending"}
+
+
+def _too_many_records(document: dict[str, Any], _: int) -> None:
+    records = document["records"]
+    records.extend(json.loads(rec(key=f"extra-{i}")) for i in range(65 - len(records)))
+
+
+def _repeat_key(document: dict[str, Any], at: int) -> None:
+    records = document["records"]
+    records[at - 1]["operation_key"] = records[at]["operation_key"]
+
+
+def _journal_input(document: dict[str, Any]) -> dict[str, Any]:
+    """The journal text; padded with spaces past the bound when the text-size fault is on."""
+    body = {key: value for key, value in document.items() if key != "pad"}
+    text = json.dumps(body, separators=(",", ":"))
+    if not document.get("pad"):
+        return {"text": text}
+    return {
+        "text": {"prefix": text, "repeat": " ", "count": _MAX_TEXT + 1 - len(text), "suffix": ""}
+    }
+
+
+def precedence_pairs() -> list[CaseRow]:
+    """EP-9's pairs: a three-record journal with two of its checks broken."""
+    return pair_rows(
+        Faults(
+            "journal.load",
+            "codec",
+            _journal_base,
+            {
+                "text_size": lambda document, _: document.update(pad=True),
+                "decode": lambda document, _: document.update(extra=1),
+                "version": lambda document, _: document.update(format_version=1),
+                "scope": lambda document, _: document.update(scope="Tenant-Release"),
+                "record_count": _too_many_records,
+                "tool": _record("tool", "Math.Add"),
+                "operation_key": _record("operation_key", "K-1"),
+                "input_fingerprint": _record("input_fingerprint", "0" * 63),
+                "state": _record("state", _LONG_FAILURE),
+                "compensation_state": _not_succeeded,
+                "compensation_key": _compensation("compensation_key", "undo-1"),
+                "compensation_input_fingerprint": _compensation("input_fingerprint", "G" * 64),
+                "grant_fingerprint": _compensation("grant_fingerprint", "0" * 65),
+                "compensation_state_valid": _compensation("state", _LONG_FAILURE),
+                "operation_key_unique": _repeat_key,
+            },
+            _journal_input,
+            load_journal,
+            splash_code(
+                PROTOCOL,
+                "WorkerOperationJournal::validate_and_bound",
+                "WorkerOperationRecord::validate",
+                "WorkerCompensationRecord::validate",
+                note="the order of the checks in these functions, after the size bound and strict"
+                " decoding of loading; read, not run (EP-9)",
+            ),
+        )
+    )
+
+
 FAMILIES: dict[str, Family] = {
     "failure-message-bounds": failure_message_bounds,
     "record-count-bounds": record_count_bounds,
+    "precedence-pairs": precedence_pairs,
 }
 
 
@@ -170,6 +265,7 @@ def table() -> CaseTable:
 
 
 NOTES = [
+    Flag(FLAG, *NOTE),
     Flag(
         "UpstreamProbe",
         "divergence from observed upstream behaviour",
@@ -235,9 +331,13 @@ def build(source: CaseTable | None = None) -> VectorFile:
         header=(
             "Loading a worker journal (from_json / from_json_for_scope) and re-encoding it (docs/spec/journal.md WJ-1..WJ-5).",
             "A text given as {prefix, repeat, count, suffix} is prefix + repeat*count + suffix.",
+            "ErrorPrecedence vectors break two checks at once (docs/spec/precedence.md): the earlier check's code is expected.",
         ),
         notes=NOTES,
-        groups=tabled_groups(source or table(), {"journal-load": Computation(load_journal)}),
+        groups=tabled_groups(
+            source or table(),
+            dict.fromkeys(("journal-load", "precedence"), Computation(load_journal)),
+        ),
         test_schema={
             "input": {
                 "type": "object",

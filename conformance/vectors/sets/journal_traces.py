@@ -20,7 +20,9 @@ from typing import Any
 from rescind.conformance import cases
 from rescind.conformance.cases import CaseRow, CaseTable, Family
 from rescind.conformance.provenance import derived
-from rescind.conformance.vectors.format import Flag, VectorFile
+from rescind.conformance.vectors.format import Flag, VectorFile, VectorGroup
+from rescind.conformance.vectors.sets._journal_precedence import precedence_tests
+from rescind.conformance.vectors.sets._precedence import FLAG, NOTE
 from rescind.conformance.vectors.sets._tabled import tabled_groups
 from rescind.conformance.vectors.sets._trace_cases import (
     TRACE_EXPECTED_SCHEMA,
@@ -84,6 +86,7 @@ def authorized_record_limit() -> list[CaseRow]:
 FAMILIES: dict[str, Family] = {"authorized-record-limit": authorized_record_limit}
 
 NOTES = [
+    Flag(FLAG, *NOTE),
     Flag(
         "UpstreamProbe",
         "divergence from observed upstream behaviour",
@@ -151,21 +154,26 @@ def build(source: CaseTable | None = None) -> VectorFile:
             "Replay each step in order; compare `error` codes (details are informative) and"
             " journal texts byte for byte.",
             "Tests flagged F64Profile apply to the splash-v5-f64 profile only.",
+            "ErrorPrecedence vectors: the last step breaks two checks at once"
+            " (docs/spec/precedence.md); the earlier check's code is expected.",
         ),
         notes=NOTES,
-        groups=tabled_groups(
-            source or cases.load(TOPIC, FAMILIES),
-            dict.fromkeys(
-                [
-                    "journal-admission",
-                    "journal-observation",
-                    "journal-terminal-equality",
-                    "journal-reconciliation",
-                    "journal-compensation",
-                    "journal-authorized",
-                ],
-                trace_vector,
+        groups=(
+            *tabled_groups(
+                source or cases.load(TOPIC, FAMILIES),
+                dict.fromkeys(
+                    [
+                        "journal-admission",
+                        "journal-observation",
+                        "journal-terminal-equality",
+                        "journal-reconciliation",
+                        "journal-compensation",
+                        "journal-authorized",
+                    ],
+                    trace_vector,
+                ),
             ),
+            VectorGroup("precedence", precedence_tests()),
         ),
         test_schema={"input": TRACE_INPUT_SCHEMA, "expected": TRACE_EXPECTED_SCHEMA},
     )

@@ -10,9 +10,11 @@ operations and the exact re-encoding (``encoded``, or ``encoded_is_input`` when 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from rescind.conformance.interpreters.ledger_load import expected_of
+from rescind.conformance.cases import CaseRow
+from rescind.conformance.interpreters.ledger_load import expected_of, run
 from rescind.conformance.provenance import derived, splash_code
 from rescind.conformance.vectors.format import Flag, VectorFile, VectorGroup, VectorTest
 from rescind.conformance.vectors.sets._ledger_texts import (
@@ -28,6 +30,7 @@ from rescind.conformance.vectors.sets._ledger_texts import (
     operation,
     text,
 )
+from rescind.conformance.vectors.sets._precedence import FLAG, NOTE, Faults, pair_rows
 
 TOPIC = "ledger-codec"
 
@@ -145,6 +148,85 @@ STRUCTURE_ROWS: list[Row] = [
     ("ledger.codec.edited-compensation-state-pending", "HL-3", "valid", (), "A compensation may be in any state, including pending after a crash.", _t(ledger([operation(state="succeeded", comp=compensation(state="pending"))], revision=2))),
 ]
 
+def _operation_fault(name: str, value: str) -> Callable[[dict[str, Any], int], None]:
+    def fault(document: dict[str, Any], at: int) -> None:
+        document["operations"][at][name] = value
+
+    return fault
+
+
+def _compensation_fault(name: str, value: str) -> Callable[[dict[str, Any], int], None]:
+    def fault(document: dict[str, Any], at: int) -> None:
+        document["operations"][at]["compensation"][name] = value
+
+    return fault
+
+
+def _too_many(document: dict[str, Any], _: int) -> None:
+    operations = document["operations"]
+    operations.extend(operation(key=f"op-extra-{i}") for i in range(65 - len(operations)))
+
+
+def _repeat_key(document: dict[str, Any], at: int) -> None:
+    operations = document["operations"]
+    operations[at - 1]["operation_key"] = operations[at]["operation_key"]
+
+
+def _base() -> dict[str, Any]:
+    return ledger(
+        [
+            operation(key=f"op-{i}", state="succeeded", comp=compensation(key=f"cmp-{i}"))
+            for i in range(3)
+        ],
+        revision=6,
+    )
+
+
+def precedence_rows() -> list[CaseRow]:
+    """EP-4's pairs: a three-operation ledger with two of its checks broken."""
+    return pair_rows(
+        Faults(
+            "ledger.load",
+            "ledger.codec",
+            _base,
+            {
+                "version": lambda document, _: document.update(format_version=3),
+                "plan_fingerprint": lambda document, _: document.update(plan_fingerprint="G" * 64),
+                "operation_count": _too_many,
+                "step_id": _operation_fault("step_id", "Publish"),
+                "tool": _operation_fault("tool", "Release.Publish"),
+                "operation_key": _operation_fault("operation_key", "cmp-not-an-operation"),
+                "input_fingerprint": _operation_fault("input_fingerprint", "0" * 63),
+                "compensation_state": _operation_fault("state", "pending"),
+                "compensation_key": _compensation_fault("compensation_key", "op-not-cmp"),
+                "compensation_input_fingerprint": _compensation_fault("input_fingerprint", "G" * 64),
+                "tenant_scope": _compensation_fault("tenant_scope", "Tenant"),
+                "grant_fingerprint": _compensation_fault("grant_fingerprint", "0" * 65),
+                "operation_key_unique": _repeat_key,
+            },
+            _t,
+            run,
+            splash_code(
+                "crates/splash-workflow/src/lib.rs",
+                "WorkflowOperationLedger::validate_syntax",
+                "WorkflowOperationRecord::validate_syntax",
+                "WorkflowCompensationRecord::validate_syntax",
+                note="the order of the checks in the functions; read, not run (EP-4)",
+            ),
+        )
+    )
+
+
+def _precedence_test(row: CaseRow) -> VectorTest:
+    result, expected = expected_of(row.input)
+    if result != row.result:
+        raise ValueError(f"{row.id}: reference gives {result} {expected}")
+    return VectorTest(
+        row.id, row.rule, row.comment, row.input, expected, result, row.flags,
+        provenance=row.provenance,
+    )
+
+
 GROUPS = (
     ("decode-valid", VALID_ROWS),
     ("encoder-estimate", QUIRK_ROWS),
@@ -164,6 +246,7 @@ NOTES = (
     Flag("DuplicateField", "last-wins handling of a repeated member", "two readers of one ledger disagree about its revision or state"),
     Flag("CmpPrefix", "not separating the op- and cmp- key spaces", "an operation key can collide with a compensation key in the worker journal"),
     Flag("CheckOrder", "checks run in another order", "a different error code than upstream for the same input"),
+    Flag(FLAG, *NOTE),
     Flag("LongInteger", "an integer field parsed into an unbounded integer, or by a parser with a digit limit, before its range check", "a number thousands of digits long raises the parser's own error, or costs quadratic time, instead of the out-of-range decode error"),
 )
 # fmt: on
@@ -229,9 +312,14 @@ def build() -> VectorFile:
             "re-encoding as `encoded`, or `encoded_is_input` when it equals `text` exactly.",
             "Compare error codes;",
             "every other error field is informative.",
+            "ErrorPrecedence vectors break two checks at once (docs/spec/precedence.md):",
+            "the earlier check's code is expected.",
             f"The doc-example operation key is {OP_KEY}; its compensation key {CMP_KEY}.",
         ),
         notes=NOTES,
-        groups=[VectorGroup(name, tuple(_test(row) for row in rows)) for name, rows in GROUPS],
+        groups=[
+            *(VectorGroup(name, tuple(_test(row) for row in rows)) for name, rows in GROUPS),
+            VectorGroup("precedence", tuple(_precedence_test(row) for row in precedence_rows())),
+        ],
         test_schema=TEST_SCHEMA,
     )

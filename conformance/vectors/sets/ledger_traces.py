@@ -15,6 +15,8 @@ from rescind.conformance.interpreters.host_trace import run_trace
 from rescind.conformance.provenance import derived
 from rescind.conformance.vectors.format import Flag, VectorFile, VectorGroup, VectorTest
 from rescind.conformance.vectors.retired import live_id
+from rescind.conformance.vectors.sets._ledger_precedence import precedence_tests
+from rescind.conformance.vectors.sets._precedence import FLAG, NOTE
 from rescind.conformance.vectors.sets._trace_cases_compensation import CASES as COMPENSATION
 from rescind.conformance.vectors.sets._trace_cases_events import CASES as EVENTS
 from rescind.conformance.vectors.sets._trace_cases_ops import CASES as OPERATIONS
@@ -26,6 +28,7 @@ ACCEPTABLE_FLAGS = {"EncoderEstimateQuirk"}
 """A trace carrying one of these shows upstream's behaviour where another is acceptable."""
 
 NOTES = (
+    Flag(FLAG, *NOTE),
     Flag(
         "KnownAnswer",
         "a recipe error in keys, fingerprints or frame tags",
@@ -153,6 +156,7 @@ def build() -> VectorFile:
             VectorGroup("operations", tuple(_test(case) for case in OPERATIONS)),
             VectorGroup("compensations", tuple(_test(case) for case in COMPENSATION)),
             VectorGroup("events", tuple(_test(case) for case in EVENTS)),
+            VectorGroup("precedence", precedence_tests()),
         ],
         test_schema=TEST_SCHEMA,
     )

@@ -13,7 +13,7 @@ value is one result per step, ``{"error": code}`` when a step is refused.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from rescind.conformance import cases
@@ -29,8 +29,15 @@ from rescind.conformance.interpreters.saga_documents import (
 from rescind.conformance.provenance import Provenance, assumed, derived
 from rescind.conformance.vectors.format import Flag, VectorFile, VectorGroup, VectorTest
 from rescind.conformance.vectors.retired import live_id
+from rescind.conformance.vectors.sets._precedence import (
+    FLAG,
+    NOTE,
+    Faults,
+    pair_rows,
+    trace_test,
+)
 from rescind.conformance.vectors.sets._tabled import RowToVector, tabled_groups
-from rescind.reference.errors import RescindError
+from rescind.reference.errors import RescindError, error_registry
 from rescind.tables.saga import (
     ALL_TABLES,
     CASE_TABLE,
@@ -42,6 +49,7 @@ from rescind.tables.saga import (
 TOPIC = "saga-lifecycles"
 
 NOTES = (
+    Flag(FLAG, *NOTE),
     Flag(
         "AssumedTransition",
         "a forward-flow row not confirmed in upstream source; Rescind assumed it",
@@ -247,6 +255,58 @@ def _scenario_builder(compute: Callable[[dict[str, Any]], dict[str, Any]]) -> Ro
     return to_vector
 
 
+def _work_item_trace(document: dict[str, Any]) -> dict[str, Any]:
+    step = {"do": "compensate", "itemId": document["target"], "newId": "c"}
+    return {"start": {"workItems": document["items"]}, "steps": [step]}
+
+
+def _compensated(case: Mapping[str, Any]) -> Any:
+    result = work_item_document(dict(case))["results"][-1]
+    if "error" in result:
+        raise error_registry()[result["error"]]()
+    return result
+
+
+def _item(name: str, value: str) -> Any:
+    def fault(document: dict[str, Any], _: int) -> None:
+        document["items"][0][name] = value
+
+    return fault
+
+
+def work_item_precedence() -> list[CaseRow]:
+    """EP-17's pairs: compensating a work item that breaks two of the guards."""
+    return pair_rows(
+        Faults(
+            "casehub.compensate",
+            "work-item.compensate",
+            lambda: {
+                "items": [
+                    {"id": "w", "status": "COMPLETED"},
+                    {"id": "o", "status": "COMPLETED", "compensationStatus": "COMPENSATING"},
+                ],
+                "target": "w",
+            },
+            {
+                "exists": lambda document, _: document.update(target="ghost"),
+                "completed": _item("status", "PENDING"),
+                "active": _item("compensationStatus", "COMPENSATING"),
+                "compensator": _item("compensates", "o"),
+            },
+            _work_item_trace,
+            _compensated,
+            Provenance(
+                "design-doc",
+                "mdproctor/wsp-casehub-work c7762bbe3eafddb36b9fd850c24a9ce05416da12"
+                " specs/issue-238-saga-compensation/2026-09-01-saga-compensation-design.md"
+                " section 6.1 (compensating work items); the guard order is confirmed in"
+                " mdproctor/work WorkItemService.compensate (docs/upstream-readings.md row 40,"
+                " commit not reported)",
+            ),
+        )
+    )
+
+
 _SCHEMA = {
     "input": {
         "type": "object",
@@ -302,6 +362,10 @@ def build() -> VectorFile:
                     "case": _scenario_builder(case_document),
                     "work-item": _scenario_builder(work_item_document),
                 },
+            ),
+            VectorGroup(
+                "work-item-precedence",
+                tuple(map(trace_test(work_item_document), work_item_precedence())),
             ),
         ),
         test_schema=_SCHEMA,

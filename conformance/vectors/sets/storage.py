@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from rescind.conformance.interpreters.storage_harness import run_trace
+from rescind.conformance.cases import CaseRow
+from rescind.conformance.interpreters.storage_harness import run_open, run_trace
 from rescind.conformance.provenance import Provenance, derived, splash_test
 from rescind.conformance.vectors.format import Flag, VectorFile, VectorGroup, VectorTest
+from rescind.conformance.vectors.sets._precedence import FLAG, NOTE
 from rescind.conformance.vectors.sets._storage_cases import (
     FIRST,
     K09,
@@ -25,8 +27,10 @@ from rescind.conformance.vectors.sets._storage_cases import (
     open_tests,
     tag_tests,
 )
+from rescind.conformance.vectors.sets._storage_precedence import precedence_rows
 
 NOTES = [
+    Flag(FLAG, *NOTE),
     Flag("KnownAnswer", "tag recipe differs from upstream", "records cannot be exchanged"),
     Flag("LengthPrefixOmitted", "fields hashed without length prefixes", "record transplant"),
     Flag("FieldOrderAssumed", "reader insists on the writer's field order", "valid refused"),
@@ -346,10 +350,26 @@ HEADER = [
 ]
 
 
+def _precedence_test(row: CaseRow) -> VectorTest:
+    return VectorTest(
+        row.id,
+        row.rule,
+        row.comment,
+        row.input,
+        run_open(row.input),
+        "invalid",
+        row.flags,
+        provenance=row.provenance,
+    )
+
+
 def build() -> VectorFile:
     groups = [
         VectorGroup("storage-record-tag", tag_tests()),
         VectorGroup("storage-envelope-open", open_tests()),
         VectorGroup("storage-cas-trace", _write_traces() + _damage_traces() + _fence_traces()),
+        VectorGroup(
+            "storage-open-precedence", tuple(_precedence_test(row) for row in precedence_rows())
+        ),
     ]
     return VectorFile("storage", HEADER, NOTES, groups, TEST_SCHEMA)

@@ -1,7 +1,7 @@
 """``rescind coverage``: the coverage map of the specification (rules, error codes, lifecycle
-table pairs, each with the checks that reach it). ``--check`` is the gate: exit 1 when a gap
-is not listed with a reason in ``conformance/coverage-exceptions.toml``, or an exception is
-stale."""
+table pairs, precedence pairs, each with the checks that reach it). ``--check`` is the gate:
+exit 1 when a gap is not listed with a reason in ``conformance/coverage-exceptions.toml``,
+or an exception is stale."""
 
 from __future__ import annotations
 
@@ -16,11 +16,14 @@ from rescind.cli import UsageError
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "coverage",
-        help="which checks reach each spec rule, error code and lifecycle table pair",
+        help=(
+            "which checks reach each spec rule, error code, lifecycle table pair and"
+            " precedence pair"
+        ),
         description=(
             "The coverage map of the specification. Exit code 0; with --check, 1 when a rule, "
-            "error code or table pair no check reaches is not listed with a reason in "
-            "conformance/coverage-exceptions.toml, or when an exception is stale."
+            "error code, table pair or precedence pair no check reaches is not listed with a "
+            "reason in conformance/coverage-exceptions.toml, or when an exception is stale."
         ),
     )
     parser.add_argument(
@@ -65,6 +68,10 @@ def _document(found: Any, judged: dict[str, dict[str, list[str]]]) -> dict[str, 
         "tablePairs": {
             pair_name(pair): list(reach.checks) for pair, reach in sorted(found.pairs.items())
         },
+        "precedencePairs": {
+            name: list(reach.checks) for name, reach in sorted(found.precedence.items())
+        },
+        "precedenceExcused": dict(sorted(found.excused_precedence.items())),
         "gaps": judged,
     }
 
@@ -82,10 +89,13 @@ def _print(found: Any, judged: dict[str, dict[str, list[str]]]) -> None:
         ("rules", found.rules),
         ("error codes", found.codes),
         ("table pairs", found.pairs),
+        ("precedence pairs", found.precedence),
     )
     for name, items in totals:
         reached = sum(1 for reach in items.values() if reach.checks)
         print(f"{name}: {reached} of {len(items)} reached")
+    if found.excused_precedence:
+        print(f"precedence pairs no input can break together: {len(found.excused_precedence)}")
     for kind, entry in judged.items():
         for item in entry["unexcused"]:
             print(f"GAP {kind} {item}: no check, and no reviewed exception")

@@ -1,0 +1,845 @@
+"""Error precedence as data: for every operation with two or more refusal codes, the order in
+which upstream's code runs its checks (docs/spec/precedence.md, rules EP-n).
+
+One list per operation, earliest check first. A check marked ``per_item`` runs once for each
+item of a sequence (each step of a plan, each operation of a ledger, each grant of a
+manifest), all per-item checks of one item before the next item's; so beside the adjacent
+pairs of the list there is one more pair: the last per-item check of an item before the
+first per-item check of the next item.
+
+Every pair is covered by one generated vector (an input that breaks both checks, expecting
+the earlier one's code; ``rescind.conformance.vectors.sets._precedence``), unless the
+operation excuses it with a reason (no input can break both). Adding a check to a list adds
+its vectors. ``python -m rescind.conformance.precedence FILE`` rewrites the generated part of
+docs/spec/precedence.md; a test keeps the page and this data equal.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Final
+
+import attrs
+
+SPLASH: Final = "ymote/Splash 623d57c5c524f062ed5ddf8995cbed5b7b98e380"
+PROTOCOL: Final = "crates/splash-protocol/src/lib.rs"
+WORKFLOW: Final = "crates/splash-workflow/src/lib.rs"
+BEGIN: Final = "<!-- precedence: generated from conformance/precedence.py, do not edit -->"
+END: Final = "<!-- precedence: end -->"
+
+
+@attrs.frozen
+class Check:
+    name: str
+    code: str
+    refuses: str
+    """What the check refuses, one phrase."""
+    per_item: bool = False
+    marker: str = ""
+    """For a code several checks of one list share: the value of the reference's detail
+    ``marker_key`` that tells this check's refusal apart (the builder asserts it)."""
+    marker_key: str = "reason"
+
+
+@attrs.frozen
+class Pair:
+    operation: str
+    first: Check
+    second: Check
+    next_item: bool = False
+    """The second check runs on the next item (the loop's wrap-around pair)."""
+
+    @property
+    def name(self) -> str:
+        later = f"next {self.second.name}" if self.next_item else self.second.name
+        return f"{self.operation}: {self.first.name} > {later}"
+
+    @property
+    def slug(self) -> str:
+        later = f"next-{self.second.name}" if self.next_item else self.second.name
+        return f"{self.first.name}.{later}".replace("_", "-")
+
+
+@attrs.frozen
+class Operation:
+    name: str
+    rule: str
+    """The EP-n rule that states this order."""
+    title: str
+    rules: tuple[str, ...]
+    """The docs/spec rules that define the checks themselves."""
+    citation: str
+    """Upstream path and symbol (of ``SPLASH``) whose code runs the checks."""
+    checks: tuple[Check, ...]
+    item: str = ""
+    """What a per-item check loops over."""
+    excused: Mapping[tuple[str, str], str] = attrs.field(factory=dict)
+    """Adjacent pairs (first, second check name) that no input can break together."""
+    note: str = ""
+
+    def pairs(self) -> tuple[Pair, ...]:
+        pairs = [
+            Pair(self.name, first, second)
+            for first, second in zip(self.checks, self.checks[1:], strict=False)
+        ]
+        looped = [check for check in self.checks if check.per_item]
+        if looped:
+            pairs.append(Pair(self.name, looped[-1], looped[0], next_item=True))
+        return tuple(pairs)
+
+    def covered_pairs(self) -> tuple[Pair, ...]:
+        """The pairs a vector must cover: every pair the operation does not excuse."""
+        return tuple(p for p in self.pairs() if (p.first.name, p.second.name) not in self.excused)
+
+    def check(self, name: str) -> Check:
+        return next(check for check in self.checks if check.name == name)
+
+
+_EXCLUSIVE_NONCE = "a nonce cannot be both empty and longer than 128 bytes"
+
+OPERATIONS: tuple[Operation, ...] = (
+    Operation(
+        "host.plan",
+        "EP-1",
+        "Planning (`WorkflowEngine::plan`, the plan fingerprint)",
+        ("HK-3",),
+        f"{WORKFLOW} `validate_steps`, called by `WorkflowEngine::plan`",
+        (
+            Check("non_empty", "invalid_plan", "a plan without steps", marker="empty plan"),
+            Check("step_count", "invalid_plan", "more than 1,024 steps", marker="too many steps"),
+            Check(
+                "source_size",
+                "invalid_plan",
+                "more than 1,048,576 source bytes in total",
+                marker="plan source too large",
+            ),
+            Check("step_id", "invalid_step_id", "a step id outside the token grammar", True),
+            Check(
+                "step_unique",
+                "invalid_plan",
+                "a step id equal to an earlier step's",
+                True,
+                marker="duplicate step id",
+            ),
+        ),
+        item="step",
+        excused={("non_empty", "step_count"): "an empty plan cannot have too many steps"},
+        note=(
+            "The three size checks share Rescind's `invalid_plan` (upstream: `EmptyPlan`,"
+            " `TooManySteps`, `PlanSourceTooLarge`, `DuplicateStepId`); between them the order"
+            " shows only in upstream's fields, which Rescind does not compare, so their pair"
+            " vectors are observable by code only where the codes differ."
+        ),
+    ),
+    Operation(
+        "host.operation_key",
+        "EP-2",
+        "Deriving an operation key (`WorkflowEngine::derive_operation_key`)",
+        ("HK-7", "HK-8"),
+        f"{WORKFLOW} `WorkflowEngine::derive_operation_key`",
+        (
+            Check("plan_owned", "plan_ownership_mismatch", "a plan of another engine"),
+            Check("step_known", "unknown_step", "a step the plan does not have"),
+            Check("tool", "invalid_tool", "a tool outside the token grammar"),
+            Check("input_size", "host_input_too_large", "more than 262,144 input bytes"),
+            Check("nonce_empty", "empty_operation_nonce", "an empty nonce"),
+            Check("nonce_size", "operation_nonce_too_large", "a nonce over 128 bytes"),
+        ),
+        excused={
+            ("plan_owned", "step_known"): (
+                "a vector plans on the engine that derives, so ownership cannot fail through"
+                " the host-keys operation (the ledger traces cover a foreign plan)"
+            ),
+            ("nonce_empty", "nonce_size"): _EXCLUSIVE_NONCE,
+        },
+    ),
+    Operation(
+        "host.compensation_key",
+        "EP-3",
+        "Deriving a compensation key, after the ledger checks of HK-10",
+        ("HK-8", "HK-10"),
+        f"{WORKFLOW} `WorkflowEngine::derive_compensation_key` (its last three checks)",
+        (
+            Check("input_size", "host_input_too_large", "more than 262,144 input bytes"),
+            Check("nonce_empty", "empty_operation_nonce", "an empty nonce"),
+            Check("nonce_size", "operation_nonce_too_large", "a nonce over 128 bytes"),
+        ),
+        excused={("nonce_empty", "nonce_size"): _EXCLUSIVE_NONCE},
+    ),
+    Operation(
+        "ledger.load",
+        "EP-4",
+        "Structural validation of a decoded ledger",
+        ("HL-3",),
+        f"{WORKFLOW} `WorkflowOperationLedger::validate_syntax`,"
+        " `WorkflowOperationRecord::validate_syntax`,"
+        " `WorkflowCompensationRecord::validate_syntax`",
+        (
+            Check("version", "ledger_unsupported_version", "a format version other than 2"),
+            Check("plan_fingerprint", "invalid_plan_fingerprint", "a plan fingerprint not 64 hex"),
+            Check("operation_count", "too_many_operations", "more than 64 operations"),
+            Check("step_id", "invalid_step_id", "a step id outside the token grammar", True),
+            Check("tool", "invalid_tool", "a tool outside the token grammar", True),
+            Check(
+                "operation_key",
+                "invalid_operation_key",
+                "an operation key not a token or starting with `cmp-`",
+                True,
+            ),
+            Check(
+                "input_fingerprint",
+                "invalid_input_fingerprint",
+                "an input fingerprint not 64 hex",
+                True,
+            ),
+            Check(
+                "compensation_state",
+                "compensation_requires_succeeded_operation",
+                "a compensation on an operation that has not succeeded",
+                True,
+            ),
+            Check(
+                "compensation_key",
+                "invalid_compensation_key",
+                "a compensation key not a `cmp-` token",
+                True,
+            ),
+            Check(
+                "compensation_input_fingerprint",
+                "invalid_input_fingerprint",
+                "a compensation input fingerprint not 64 hex",
+                True,
+            ),
+            Check(
+                "tenant_scope",
+                "invalid_compensation_tenant_scope",
+                "a tenant scope outside the token grammar",
+                True,
+            ),
+            Check(
+                "grant_fingerprint",
+                "invalid_compensation_grant_fingerprint",
+                "a grant fingerprint not 64 hex",
+                True,
+            ),
+            Check(
+                "operation_key_unique",
+                "duplicate_operation_key",
+                "an operation key equal to an earlier operation's",
+                True,
+            ),
+        ),
+        item="operation",
+    ),
+    Operation(
+        "grants.manifest",
+        "EP-5",
+        "Validating a session manifest",
+        ("GR-24",),
+        f"{PROTOCOL} `SessionManifest::validate`",
+        (
+            Check("version", "unsupported_version", "a protocol version other than 5"),
+            Check("grant_count", "too_many_grants", "more than 128 grants"),
+            Check(
+                "session_id",
+                "invalid_token",
+                "a session id outside the token grammar",
+                marker="session id",
+                marker_key="field",
+            ),
+            Check(
+                "grant",
+                "invalid_token",
+                "a grant that fails its own validation (here: its tool)",
+                True,
+                marker="tool",
+                marker_key="field",
+            ),
+            Check(
+                "grant_unique",
+                "duplicate_grant",
+                "a grant whose tool an earlier grant has",
+                True,
+            ),
+        ),
+        item="grant",
+        note=(
+            "`session_id` and `grant` share `invalid_token`; the refusal's `field` (`session"
+            " id` or `tool`) tells them apart."
+        ),
+    ),
+)
+
+_ZERO_CALLS = "max_calls must be greater than zero"
+_ZERO_BYTES = "byte limits must be greater than zero"
+
+OPERATIONS += (
+    Operation(
+        "grants.grant",
+        "EP-6",
+        "Validating a capability grant",
+        ("GR-11",),
+        f"{PROTOCOL} `CapabilityGrant::validate`",
+        (
+            Check("tool", "invalid_token", "a tool outside the token grammar"),
+            Check("max_calls", "invalid_grant", "`max_calls` zero", marker=_ZERO_CALLS),
+            Check(
+                "byte_limits",
+                "invalid_grant",
+                "`max_input_bytes` or `max_output_bytes` zero",
+                marker=_ZERO_BYTES,
+            ),
+            Check("resource_count", "too_many_resources", "more than 64 resources"),
+            Check(
+                "resource_id",
+                "invalid_token",
+                "a resource id outside the token grammar",
+                marker="resource selector",
+                marker_key="field",
+            ),
+        ),
+        note=(
+            "Upstream keeps resources in a `BTreeSet`, so they are checked in sorted order (kind,"
+            " then id), not in the order they are listed; all of them give the same code."
+        ),
+    ),
+)
+
+OPERATIONS += (
+    Operation(
+        "grants.attenuate",
+        "EP-7",
+        "Attenuating a capability grant",
+        ("GR-17", "GR-19", "GR-20", "GR-21"),
+        f"{PROTOCOL} `CapabilityGrant::attenuate`",
+        (
+            Check("parent", "invalid_token", "a parent grant that fails `validate` (its tool)"),
+            Check(
+                "zero_limit",
+                "invalid_grant",
+                "a resulting call or byte limit of zero",
+                marker="attenuated limits must be greater than zero",
+            ),
+            Check("widen", "attenuation_widens_limits", "a limit above the parent's"),
+            Check("expand", "attenuation_expands_resources", "selectors outside the parent's"),
+        ),
+    ),
+)
+
+
+def _token(name: str, field: str, per_item: bool = False) -> Check:
+    return Check(
+        name,
+        "invalid_token",
+        f"a {field} outside the token grammar",
+        per_item,
+        marker=field,
+        marker_key="field",
+    )
+
+
+OPERATIONS += (
+    Operation(
+        "authorizer.dispatch",
+        "EP-8",
+        "Authorizing an operation dispatch",
+        ("WM-5", "AU-2", "AU-4", "AU-9"),
+        f"{PROTOCOL} `SessionAuthorizer::authorize_operation`,"
+        " `OperationDispatchRequest::validate_header`, `SessionAuthorizer::authorize_payload`,"
+        " `ToolPayload::validate_for`, `SessionAuthorizer::reserve_request_id`",
+        (
+            Check("version", "unsupported_version", "a protocol version other than 5"),
+            _token("session_token", "session id"),
+            _token("request_id_token", "request id"),
+            _token("tool_token", "tool"),
+            _token("operation_key_token", "operation key"),
+            Check("session", "unknown_session", "a session id other than the manifest's"),
+            Check("tool_granted", "unknown_tool", "a tool no grant names"),
+            Check("format", "payload_format_mismatch", "a payload format other than the grant's"),
+            Check(
+                "envelope", "invalid_json_envelope", "a JSON payload that is not object or array"
+            ),
+            Check("depth", "json_payload_too_deep", "a JSON payload nested deeper than 32"),
+            Check("input_size", "input_too_large", "more canonical bytes than `max_input_bytes`"),
+            Check("request_new", "duplicate_request", "a request id seen before"),
+            Check("call_budget", "call_budget_exhausted", "no call left in the grant"),
+            Check(
+                "request_capacity",
+                "session_request_limit_exceeded",
+                "1,024 request ids seen already",
+            ),
+        ),
+        excused={
+            ("format", "envelope"): (
+                "only a JSON payload has an envelope, and a JSON payload under a JSON grant"
+                " matches its format"
+            ),
+            ("envelope", "depth"): "a scalar JSON payload has no depth to exceed",
+            ("call_budget", "request_capacity"): (
+                "breaking both needs 1,024 authorized requests in one trace; the capacity's own"
+                " vectors (AU-9) show it alone"
+            ),
+        },
+    ),
+)
+
+OPERATIONS += (
+    Operation(
+        "authorizer.reconcile",
+        "EP-10",
+        "Authorizing an operation reconciliation",
+        ("WM-5", "AU-5", "AU-9"),
+        f"{PROTOCOL} `SessionAuthorizer::authorize_reconciliation`,"
+        " `OperationReconcileRequest::validate`, `SessionAuthorizer::reserve_request_id`",
+        (
+            Check("version", "unsupported_version", "a protocol version other than 5"),
+            _token("session_token", "session id"),
+            _token("request_id_token", "request id"),
+            _token("tool_token", "tool"),
+            _token("operation_key_token", "operation key"),
+            Check("session", "unknown_session", "a session id other than the manifest's"),
+            Check("tool_granted", "unknown_tool", "a tool no grant names"),
+            Check("request_new", "duplicate_request", "a request id seen before"),
+            Check(
+                "request_capacity",
+                "session_request_limit_exceeded",
+                "1,024 request ids seen already",
+            ),
+        ),
+        excused={
+            ("request_new", "request_capacity"): (
+                "breaking both needs 1,024 earlier requests; the hand-written trace"
+                " `authorizer.edge-40.request-id-capacity` shows a reused id at capacity is a"
+                " duplicate"
+            ),
+        },
+    ),
+)
+
+OPERATIONS += (
+    Operation(
+        "authorizer.compensate",
+        "EP-11",
+        "Authorizing a compensation",
+        ("WM-5", "WM-6", "AU-6", "AU-7", "AU-9"),
+        f"{PROTOCOL} `SessionAuthorizer::authorize_compensation`,"
+        " `OperationCompensationRequest::validate_header`, `validate_compensation_key`,"
+        " `ToolPayload::validate_for`, `SessionAuthorizer::reserve_request_id`",
+        (
+            Check("version", "unsupported_version", "a protocol version other than 5"),
+            _token("session_token", "session id"),
+            _token("request_id_token", "request id"),
+            _token("tool_token", "tool"),
+            _token("operation_key_token", "operation key"),
+            _token("compensation_key_token", "compensation key"),
+            Check(
+                "compensation_key_prefix",
+                "invalid_compensation_key",
+                "a compensation key without the `cmp-` prefix",
+            ),
+            _token("tenant_token", "tenant scope"),
+            Check(
+                "grant_fingerprint_format",
+                "invalid_compensation_grant_fingerprint",
+                "a grant fingerprint not 64 lowercase hex",
+            ),
+            Check("session", "unknown_session", "a session id other than the manifest's"),
+            Check("tool_granted", "unknown_tool", "a tool no grant names"),
+            Check(
+                "compensation_granted",
+                "compensation_not_granted",
+                "a grant with `max_compensations` 0",
+            ),
+            Check(
+                "grant_match",
+                "compensation_grant_mismatch",
+                "a grant fingerprint other than the grant's current one",
+            ),
+            Check("format", "payload_format_mismatch", "a payload format other than the grant's"),
+            Check(
+                "envelope", "invalid_json_envelope", "a JSON payload that is not object or array"
+            ),
+            Check("depth", "json_payload_too_deep", "a JSON payload nested deeper than 32"),
+            Check("input_size", "input_too_large", "more canonical bytes than `max_input_bytes`"),
+            Check("request_new", "duplicate_request", "a request id seen before"),
+            Check(
+                "budget",
+                "compensation_budget_exhausted",
+                "a new identity with no compensation left in the grant",
+            ),
+            Check(
+                "request_capacity",
+                "session_request_limit_exceeded",
+                "1,024 request ids seen already",
+            ),
+        ),
+        excused={
+            ("format", "envelope"): (
+                "only a JSON payload has an envelope, and a JSON payload under a JSON grant"
+                " matches its format"
+            ),
+            ("envelope", "depth"): "a scalar JSON payload has no depth to exceed",
+            ("budget", "request_capacity"): (
+                "breaking both needs 1,024 authorized requests in one trace; the capacity's own"
+                " vectors (AU-9) show it alone"
+            ),
+        },
+    ),
+)
+
+OPERATIONS += (
+    Operation(
+        "journal.load",
+        "EP-9",
+        "Loading a worker operation journal",
+        ("WJ-3", "WJ-4"),
+        f"{PROTOCOL} `WorkerOperationJournal::from_json`, `WorkerOperationJournal::"
+        "validate_and_bound`, `WorkerOperationRecord::validate`, `WorkerCompensationRecord::"
+        "validate`",
+        (
+            Check("text_size", "operation_journal_too_large", "a text over 262,144 bytes"),
+            Check("decode", "serialization", "an unknown member (strict decoding)"),
+            Check("version", "unsupported_operation_journal_version", "a format version not 2"),
+            _token("scope", "operation journal scope"),
+            Check("record_count", "too_many_worker_operations", "more than 64 records"),
+            _token("tool", "tool", per_item=True),
+            _token("operation_key", "operation key", per_item=True),
+            Check(
+                "input_fingerprint",
+                "invalid_operation_fingerprint",
+                "an input fingerprint not 64 hex",
+                True,
+            ),
+            Check(
+                "state",
+                "operation_failure_too_large",
+                "a state that fails WM-7 (a failure message over 4,096 bytes)",
+                True,
+            ),
+            Check(
+                "compensation_state",
+                "compensation_requires_succeeded_operation",
+                "a compensation on a record that has not succeeded",
+                True,
+            ),
+            Check(
+                "compensation_key",
+                "invalid_compensation_key",
+                "a compensation key not a `cmp-` token",
+                True,
+            ),
+            Check(
+                "compensation_input_fingerprint",
+                "invalid_operation_fingerprint",
+                "a compensation input fingerprint not 64 hex",
+                True,
+            ),
+            Check(
+                "grant_fingerprint",
+                "invalid_compensation_grant_fingerprint",
+                "a grant fingerprint not 64 hex",
+                True,
+            ),
+            Check(
+                "compensation_state_valid",
+                "operation_failure_too_large",
+                "a compensation state that fails WM-7",
+                True,
+            ),
+            Check(
+                "operation_key_unique",
+                "duplicate_operation_key",
+                "an operation key equal to an earlier record's",
+                True,
+            ),
+        ),
+        item="record",
+        note=(
+            "Upstream checks the compact encoding's size again after the records; through"
+            " loading that check cannot fail first, since a text that large is refused before"
+            " it is parsed (`text_size`)."
+        ),
+    ),
+)
+
+OPERATIONS += (
+    Operation(
+        "frames.bootstrap",
+        "EP-12",
+        "Decoding the private-pipe bootstrap",
+        ("FR-13", "FR-14"),
+        f"{PROTOCOL} `PrivatePipeWorkerBootstrap::read_from`",
+        (
+            Check("magic", "invalid_bootstrap_magic", "other bytes than `SPLPBOOT`"),
+            Check("version", "unsupported_bootstrap_version", "a version byte other than 1"),
+            Check("length", "invalid_session_id_length", "a session id length of 0 or over 128"),
+            Check("utf8", "invalid_session_id_encoding", "a session id that is not UTF-8"),
+            Check("token", "invalid_token", "a session id outside the token grammar"),
+            Check("weak_key", "weak_session_key", "an all-zero key"),
+        ),
+        note=(
+            "Running out of bytes (`bootstrap_truncated`) can happen at any read, so it has no"
+            " place in the list: a truncated record gets it at the first read that finds too"
+            " few bytes."
+        ),
+    ),
+    Operation(
+        "frames.open",
+        "EP-13",
+        "Opening an authenticated frame",
+        ("FR-7", "FR-10"),
+        f"{PROTOCOL} `SessionAuthenticator::open`",
+        (
+            Check("sequence_zero", "invalid_sequence", "sequence 0"),
+            Check(
+                "message", "unsupported_version", "a message that fails validation (its version)"
+            ),
+            Check("tag_format", "invalid_authentication_tag", "a tag not 64 lowercase hex"),
+            Check("tag", "invalid_authentication_tag", "a tag computed with another key"),
+            Check("session", "unknown_session", "a message for another session"),
+            Check("sequence_expected", "unexpected_sequence", "a sequence other than the next"),
+            Check("sequence_exhausted", "sequence_exhausted", "a next incoming sequence of 2^64-1"),
+        ),
+        note=(
+            "`tag_format` and `tag` share `invalid_authentication_tag` with no detail, so their"
+            " order is not observable; either may run first."
+        ),
+    ),
+)
+
+OPERATIONS += (
+    Operation(
+        "storage.open",
+        "EP-14",
+        "Opening a stored record",
+        ("ST-7", "ST-8", "ST-9", "ST-10", "ST-11", "ST-12", "ST-13", "ST-14", "ST-15", "ST-16"),
+        "crates/splash-storage/src/lib.rs `validate_revision_pair`,"
+        " `AuthenticatedStore::open_snapshot`",
+        (
+            Check("floor", "rollback_detected", "a backend revision below the floor"),
+            Check("record_size", "record_too_large", "record bytes over 393,216"),
+            Check("envelope", "invalid_envelope", "an envelope with a sixth field"),
+            Check("format", "unsupported_format", "a format version other than 1"),
+            Check("revision_zero", "invalid_revision", "an envelope revision of 0"),
+            Check("revision_match", "revision_mismatch", "an envelope revision not the backend's"),
+            Check("key_id", "invalid_key_id", "a key id outside the token grammar"),
+            Check("payload_base64", "invalid_envelope", "a payload that is not strict base64"),
+            Check("payload_size", "payload_too_large", "a decoded payload over 262,144 bytes"),
+            Check(
+                "tag_format",
+                "storage_invalid_authentication_tag",
+                "a tag not 64 lowercase hex",
+            ),
+            Check("key_known", "unknown_key_id", "a key id the keyring does not hold"),
+            Check("tag", "storage_invalid_authentication_tag", "a tag that does not verify"),
+        ),
+        note=(
+            "Step 1 (ST-7) has more outcomes than the one listed (a missing record, revision 0,"
+            " a record above the floor); each refuses before the record is read. The payload's"
+            " re-encoding check (ST-13) cannot fail after strict decoding succeeds, so it is"
+            " not listed."
+        ),
+    ),
+)
+
+_ONE_STATE = "a status is one state: a failure message or a succeeded payload, not both"
+
+OPERATIONS += (
+    Operation(
+        "journal.observe",
+        "EP-15",
+        "Observing an operation's status in the worker journal",
+        ("WJ-6", "WJ-10"),
+        f"{PROTOCOL} `WorkerOperationJournal::observe`, `validate_operation_status_for_grant`,"
+        " `ensure_operation_identity`",
+        (
+            Check("status", "operation_failure_too_large", "a status that fails WM-7"),
+            Check("format", "payload_format_mismatch", "a payload format other than the grant's"),
+            Check(
+                "envelope", "invalid_json_envelope", "a JSON payload that is not object or array"
+            ),
+            Check("depth", "json_payload_too_deep", "a JSON payload nested deeper than 32"),
+            Check("output_size", "output_too_large", "more bytes than `max_output_bytes`"),
+            Check("known", "unknown_operation", "a key the journal does not hold"),
+            Check("identity", "operation_identity_mismatch", "another input under the same key"),
+            Check(
+                "transition",
+                "invalid_worker_operation_transition",
+                "a status the lifecycle table refuses after the stored one",
+            ),
+        ),
+        excused={
+            ("status", "format"): _ONE_STATE,
+            ("format", "envelope"): "a text payload has no JSON envelope",
+            ("envelope", "depth"): "a scalar JSON payload has no depth to exceed",
+            ("known", "identity"): "a key the journal does not hold has no identity to compare",
+        },
+    ),
+)
+
+OPERATIONS += (
+    Operation(
+        "journal.admit_compensation",
+        "EP-16",
+        "Admitting a compensation in the worker journal",
+        ("WJ-13", "WJ-15"),
+        f"{PROTOCOL} `WorkerOperationJournal::admit_compensation`, `ensure_compensation_target`,"
+        " `ensure_compensation_identity`",
+        (
+            Check("scope", "operation_journal_scope_mismatch", "a tenant scope not the journal's"),
+            Check("known", "unknown_operation", "an original the journal does not hold"),
+            Check("tool", "compensation_tool_mismatch", "a tool other than the original's"),
+            Check(
+                "succeeded",
+                "compensation_requires_succeeded_operation",
+                "an original that has not succeeded",
+            ),
+            Check(
+                "identity",
+                "compensation_identity_mismatch",
+                "another key, input or grant than the compensation already attached",
+            ),
+        ),
+        excused={
+            ("known", "tool"): "an original the journal does not hold has no tool to compare",
+            ("succeeded", "identity"): (
+                "a compensation is attached only to a succeeded original, which never leaves"
+                " that state"
+            ),
+        },
+    ),
+)
+
+OPERATIONS += (
+    Operation(
+        "casehub.compensate",
+        "EP-17",
+        "Compensating a CaseHub work item",
+        ("SG-61",),
+        "(mdproctor/work, not Splash) `runtime/src/main/java/io/casehub/work/runtime/service/"
+        "WorkItemService.java` `WorkItemService.compensate` (commit not reported;"
+        " docs/upstream-readings.md row 40)",
+        (
+            Check("exists", "saga_work_item_not_found", "an item id no item has"),
+            Check("completed", "saga_work_item_not_completed", "an item that is not COMPLETED"),
+            Check(
+                "active",
+                "saga_compensation_already_active",
+                "an item with compensation activity already",
+            ),
+            Check(
+                "compensator",
+                "saga_compensator_not_compensable",
+                "an item that itself compensates another",
+            ),
+        ),
+        excused={("exists", "completed"): "an item that does not exist has no status"},
+    ),
+)
+
+OPERATIONS += (
+    Operation(
+        "ledger.record_operation",
+        "EP-18",
+        "Recording an operation through the host engine",
+        ("HL-6", "HL-11"),
+        f"{WORKFLOW} `WorkflowEngine::record_operation`,"
+        " `WorkflowOperationLedger::validate_for`, `WorkflowOperationLedger::record`",
+        (
+            Check("plan_owned", "plan_ownership_mismatch", "a plan of another engine"),
+            Check("plan_binding", "plan_mismatch", "a ledger written for another plan"),
+            Check("step_known", "unknown_step", "a step the plan does not have"),
+            Check("input_size", "host_input_too_large", "more than 262,144 input bytes"),
+            Check("operation_count", "too_many_operations", "a ledger holding 64 operations"),
+            Check("revision", "ledger_revision_exhausted", "a ledger at revision 2^64-1"),
+            Check("tool", "invalid_tool", "a tool outside the token grammar"),
+            Check(
+                "operation_key",
+                "invalid_operation_key",
+                "a key not a token or starting with `cmp-`",
+            ),
+            Check(
+                "operation_key_unique",
+                "duplicate_operation_key",
+                "a key the ledger already holds",
+            ),
+        ),
+        excused={
+            ("operation_key", "operation_key_unique"): (
+                "a key the ledger holds passed the key check when it was recorded, so an"
+                " invalid key is never a repeated one"
+            ),
+        },
+        note=(
+            "The ledger's own validation (HL-3) runs between `step_known` and `input_size`; a"
+            " ledger that loaded is valid, so it cannot refuse here. The step id's grammar is"
+            " checked with the other syntax, but a step the plan has is always a token."
+        ),
+    ),
+)
+
+OPERATIONS += (
+    Operation(
+        "frames.seal",
+        "EP-19",
+        "Sealing an authenticated frame",
+        ("FR-6",),
+        f"{PROTOCOL} `SessionAuthenticator::seal`",
+        (
+            Check(
+                "message", "unsupported_version", "a message that fails validation (its version)"
+            ),
+            Check("session", "unknown_session", "a message for another session"),
+            Check("sequence_exhausted", "sequence_exhausted", "a next outgoing sequence of 2^64-1"),
+            Check("size", "wire_frame_too_large", "an authenticated text or frame over 1 MiB"),
+        ),
+    ),
+)
+
+OPERATIONS = tuple(sorted(OPERATIONS, key=lambda operation: int(operation.rule[3:])))
+BY_NAME: Final = {operation.name: operation for operation in OPERATIONS}
+
+
+def all_pairs() -> tuple[Pair, ...]:
+    return tuple(pair for operation in OPERATIONS for pair in operation.pairs())
+
+
+def _check_line(index: int, check: Check) -> str:
+    each = " (each item)" if check.per_item else ""
+    return f"  {index}. `{check.name}`{each}: {check.refuses} (`{check.code}`)"
+
+
+def render() -> str:
+    """The generated part of docs/spec/precedence.md."""
+    lines = [BEGIN, ""]
+    for operation in OPERATIONS:
+        rules = ", ".join(operation.rules)
+        lines.append(
+            f"- **{operation.rule}** {operation.title} (`{operation.name}`; checks: {rules})."
+            f" Upstream: {operation.citation}. In order:"
+        )
+        lines.extend(_check_line(i, check) for i, check in enumerate(operation.checks, 1))
+        if operation.item:
+            lines.append(
+                f"  The per-item checks run for each {operation.item} in order, all of one"
+                f" {operation.item}'s before the next {operation.item}'s."
+            )
+        for (first, second), reason in operation.excused.items():
+            lines.append(f"  No vector for `{first}` > `{second}`: {reason}.")
+        if operation.note:
+            lines.append(f"  {operation.note}")
+    lines += ["", END]
+    return "\n".join(lines)
+
+
+def rewrite(page: Path) -> None:
+    text = page.read_text(encoding="utf-8")
+    head, _, rest = text.partition(BEGIN)
+    _, _, tail = rest.partition(END)
+    page.write_text(head + render() + tail, encoding="utf-8")
+
+
+if __name__ == "__main__":  # pragma: no cover - the maintainer's regeneration command
+    rewrite(Path(sys.argv[1]))

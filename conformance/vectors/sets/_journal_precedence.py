@@ -1,0 +1,210 @@
+"""Pairwise error-precedence traces for the worker journal (docs/spec/precedence.md EP-15,
+EP-16): an admitted request, maybe a first observation, then one observation (or one
+compensation admission) that breaks two checks."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from rescind.conformance.cases import CaseRow
+from rescind.conformance.interpreters.worker_trace import run_trace
+from rescind.conformance.precedence import PROTOCOL
+from rescind.conformance.provenance import splash_code
+from rescind.conformance.vectors.format import VectorTest
+from rescind.conformance.vectors.sets._precedence import Faults, last_step, pair_rows, trace_test
+from rescind.reference.grants import CapabilityGrant
+
+_GRANT = {
+    "tool": "math.add",
+    "format": "json",
+    "max_calls": 2,
+    "max_input_bytes": 128,
+    "max_output_bytes": 128,
+    "max_compensations": 1,
+    "resources": [{"kind": "network_origin", "id": "math-api"}],
+}
+_REQUEST = {
+    "protocol_version": 5,
+    "session_id": "session-1",
+    "request_id": "dispatch-1",
+    "tool": "math.add",
+    "operation_key": "release-42-add",
+    "payload": {"format": "json", "value": {"left": 20, "right": 22}},
+}
+_TOTAL = {"state": "succeeded", "payload": {"format": "json", "value": {"total": 42}}}
+
+
+def _base() -> dict[str, Any]:
+    return {
+        "admitted": True,
+        "first": None,
+        "request": copy.deepcopy(_REQUEST),
+        "status": {"state": "running"},
+    }
+
+
+def _trace(document: Mapping[str, Any]) -> dict[str, Any]:
+    requests = {"observed": json.dumps(document["request"], separators=(",", ":"))}
+    steps: list[dict[str, Any]] = []
+    if document["admitted"]:
+        requests["admitted"] = json.dumps(_REQUEST, separators=(",", ":"))
+        steps.append({"call": "admit", "args": {"request": "admitted", "grant": "math"}})
+        if document["first"] is not None:
+            steps.append(
+                {
+                    "call": "observe",
+                    "args": {
+                        "request": "admitted",
+                        "grant": "math",
+                        "status": json.dumps(document["first"], separators=(",", ":")),
+                    },
+                }
+            )
+    status = json.dumps(document["status"], separators=(",", ":"))
+    steps.append(
+        {"call": "observe", "args": {"request": "observed", "grant": "math", "status": status}}
+    )
+    return {
+        "setup": {
+            "grants": {"math": json.dumps(_GRANT, separators=(",", ":"))},
+            "requests": requests,
+            "journal": {"scope": "tenant-release"},
+        },
+        "steps": steps,
+    }
+
+
+def _status(value: dict[str, Any]) -> Any:
+    def fault(document: dict[str, Any], _: int) -> None:
+        document["status"] = copy.deepcopy(value)
+
+    return fault
+
+
+def _deep() -> object:
+    value: object = 1
+    for _ in range(33):
+        value = [value]
+    return value
+
+
+def _oversized(document: dict[str, Any], _: int) -> None:
+    status = document["status"]
+    if status["state"] != "succeeded":
+        document["status"] = status = copy.deepcopy(_TOTAL)
+    status["payload"]["value"] = [status["payload"]["value"], "x" * 128]
+
+
+def _other_input(document: dict[str, Any], _: int) -> None:
+    document["request"]["payload"] = {"format": "json", "value": {"left": 1, "right": 2}}
+
+
+def precedence_rows() -> list[CaseRow]:
+    return pair_rows(
+        Faults(
+            "journal.observe",
+            "journal.observe",
+            _base,
+            {
+                "status": _status({"state": "failed", "message": "x" * 4097}),
+                "format": _status(
+                    {"state": "succeeded", "payload": {"format": "text", "value": "42"}}
+                ),
+                "envelope": _status(
+                    {"state": "succeeded", "payload": {"format": "json", "value": 42}}
+                ),
+                "depth": _status(
+                    {"state": "succeeded", "payload": {"format": "json", "value": _deep()}}
+                ),
+                "output_size": _oversized,
+                "known": lambda document, _: document.update(admitted=False),
+                "identity": _other_input,
+                "transition": lambda document, _: document.update(first=copy.deepcopy(_TOTAL)),
+            },
+            _trace,
+            last_step(run_trace),
+            splash_code(
+                PROTOCOL,
+                "WorkerOperationJournal::observe",
+                "validate_operation_status_for_grant",
+                "ensure_operation_identity",
+                note="the order of the checks in these functions; read, not run (EP-15)",
+            ),
+        )
+    )
+
+
+_UNDO = {
+    **_REQUEST,
+    "request_id": "undo-1",
+    "compensation_key": "cmp-release-42-add-undo",
+    "tenant_scope": "tenant-release",
+    "grant_fingerprint": CapabilityGrant.from_json(json.dumps(_GRANT)).compensation_fingerprint(),
+    "payload": {"format": "json", "value": {"undo": "release"}},
+}
+
+
+def _compensation_base() -> dict[str, Any]:
+    return {"admitted": True, "succeeded": True, "compensation": copy.deepcopy(_UNDO)}
+
+
+def _compensation_trace(document: Mapping[str, Any]) -> dict[str, Any]:
+    requests = {"undo": json.dumps(document["compensation"], separators=(",", ":"))}
+    steps: list[dict[str, Any]] = []
+    if document["admitted"]:
+        requests["add"] = json.dumps(_REQUEST, separators=(",", ":"))
+        steps.append({"call": "admit", "args": {"request": "add", "grant": "math"}})
+        if document["succeeded"]:
+            total = json.dumps(_TOTAL, separators=(",", ":"))
+            steps.append(
+                {"call": "observe", "args": {"request": "add", "grant": "math", "status": total}}
+            )
+    steps.append({"call": "admit_compensation", "args": {"request": "undo", "grant": "math"}})
+    return {
+        "setup": {
+            "grants": {"math": json.dumps(_GRANT, separators=(",", ":"))},
+            "requests": requests,
+            "journal": {"scope": "tenant-release"},
+        },
+        "steps": steps,
+    }
+
+
+def _undo(name: str, value: object) -> Any:
+    def fault(document: dict[str, Any], _: int) -> None:
+        document["compensation"][name] = value
+
+    return fault
+
+
+def compensation_rows() -> list[CaseRow]:
+    return pair_rows(
+        Faults(
+            "journal.admit_compensation",
+            "journal.admit-compensation",
+            _compensation_base,
+            {
+                "scope": _undo("tenant_scope", "tenant-other"),
+                "known": lambda document, _: document.update(admitted=False),
+                "tool": _undo("tool", "math.sub"),
+                "succeeded": lambda document, _: document.update(succeeded=False),
+            },
+            _compensation_trace,
+            last_step(run_trace),
+            splash_code(
+                PROTOCOL,
+                "WorkerOperationJournal::admit_compensation",
+                "WorkerOperationJournal::validate_scope",
+                "ensure_compensation_target",
+                note="the order of the checks in these functions; read, not run (EP-16)",
+            ),
+        )
+    )
+
+
+def precedence_tests() -> tuple[VectorTest, ...]:
+    to_vector = trace_test(run_trace)
+    return tuple(to_vector(row) for row in (*precedence_rows(), *compensation_rows()))
