@@ -236,7 +236,7 @@ def explore(
             return False
         counted["steps"] += len(area.steps_of(trace))
         counted["in_part"] += any(
-            excused_by(Gap("member", area.op, pointer=member), declared) is None
+            excused_by(Gap("member", area.op, trace, pointer=member), declared) is None
             for member in verdict.unanswered
         )
         return verdict.problem is not None

@@ -254,3 +254,33 @@ def test_report_compare_puts_claims_side_by_side(tmp_path: Path) -> None:
         cwd=ROOT,
     )
     assert refused.returncode == 2 and "claim" in refused.stderr
+
+
+def _f64_host_fingerprint_private(message: Any) -> dict[str, Any]:
+    """The reference, except that under splash-v5-f64 it cannot give the host input
+    fingerprint (as upstream, whose host side needs arbitrary precision), and says so."""
+    from rescind.conformance.driver import handle
+
+    reply = handle(message)
+    if message.get("op") == "hello":
+        reply["ok"]["restrictions"] = ["host-side-needs-arbitrary-precision"]
+    args = message.get("args", {})
+    f64 = message.get("op") == "canonical.input" and args.get("profile") == "splash-v5-f64"
+    if f64 and "hostInputFingerprint" in reply.get("ok", {}):
+        reply["ok"]["hostInputFingerprint"] = {"unsupported": "no f64 host side"}
+    return reply
+
+
+def test_exploration_excuses_members_by_what_the_trace_asked(tmp_path: Path) -> None:
+    """A member restriction that depends on the request (here its profile) is applied to
+    explored traces too: the f64 number area earns its pass, the same members in the
+    splash-v5 area would not be excused."""
+    from rescind.conformance.catalogue import SourceOptions
+    from rescind.conformance.explore.numbers import F64_NUMBER_AREA
+    from rescind.conformance.sources.exploration import _check
+
+    options = SourceOptions(explore_examples=20, seed=0, replay_directory=tmp_path)
+    outcome = _check(F64_NUMBER_AREA, 20, options).run(
+        InProcessDriver(_f64_host_fingerprint_private)
+    )
+    assert outcome.status == "pass", outcome
