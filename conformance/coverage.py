@@ -33,7 +33,7 @@ from typing import Any
 import attrs
 
 from rescind.conformance.driver import handle
-from rescind.conformance.error_catalogue import compared_details
+from rescind.conformance.error_catalogue import NORMATIVE, compared_details
 from rescind.conformance.explore.areas import AREAS
 from rescind.conformance.precedence import OPERATIONS as PRECEDENCE
 from rescind.conformance.vectors.checks import load_vector_files, operation_of
@@ -66,6 +66,9 @@ class CoverageMap:
     """Precedence pair name (``Pair.name``) -> the vectors that break both its checks."""
     excused_precedence: Mapping[str, str] = attrs.field(factory=dict)
     """Pairs no input can break together (from the precedence data) -> the reason."""
+    details: Mapping[str, Reach] = attrs.field(factory=dict)
+    """Normative details member (``code/member``, ``error_catalogue``) -> the vectors that
+    compare it (a refusal inside a result whose details carry it)."""
 
     def gaps(self) -> dict[str, list[str]]:
         return {
@@ -77,6 +80,7 @@ class CoverageMap:
             "precedence": sorted(
                 name for name, reach in self.precedence.items() if not reach.checks
             ),
+            "detail": sorted(name for name, reach in self.details.items() if not reach.checks),
         }
 
 
@@ -183,6 +187,9 @@ def coverage_map(spec: Path) -> CoverageMap:
     codes: dict[str, list[str]] = {code: [] for code in error_codes()}
     pairs = _table_pairs()
     precedence, excused = _precedence_pairs()
+    details: dict[str, list[str]] = {
+        f"{code}/{member}": [] for code, source in NORMATIVE.items() for member in source.members
+    }
     for document in load_vector_files():
         for group in document["testGroups"]:
             for test in group["tests"]:
@@ -195,6 +202,8 @@ def coverage_map(spec: Path) -> CoverageMap:
                         pairs[pair].append(test["id"])
                 for name in _precedence_of(test, precedence):
                     precedence[name].append(test["id"])
+                for name in _compared_members(test["expected"]):
+                    details.setdefault(name, []).append(test["id"])
     for area in AREAS:
         rule_checks.setdefault(area.rule, []).append(f"explore.{area.name}")
     for rule, check_id in _model_rules():
@@ -210,7 +219,29 @@ def coverage_map(spec: Path) -> CoverageMap:
         pairs={pair: Reach(tuple(sorted(set(ids)))) for pair, ids in pairs.items()},
         precedence={name: Reach(tuple(sorted(set(ids)))) for name, ids in precedence.items()},
         excused_precedence=excused,
+        details={name: Reach(tuple(sorted(set(ids)))) for name, ids in details.items()},
     )
+
+
+def _compared_members(expected: Mapping[str, Any]) -> Iterator[str]:
+    """``code/member`` of every normative details member the expectation compares (refusals
+    inside a result: a top-level refusal carries only its code)."""
+
+    def walk(value: Any) -> Iterator[str]:
+        if isinstance(value, Mapping):
+            code, found = value.get("error"), value.get("details")
+            if isinstance(code, str) and isinstance(found, Mapping):
+                yield from (f"{code}/{member}" for member in compared_details(code, found))
+            for key, item in value.items():
+                if key not in ("details", "f64"):
+                    yield from walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                yield from walk(item)
+
+    for key, item in expected.items():
+        if key not in ("error", "details", "f64"):
+            yield from walk(item)
 
 
 _SLUGS = {
@@ -270,7 +301,13 @@ class Exceptions:
     @classmethod
     def load(cls, path: Path = EXCEPTIONS) -> Exceptions:
         document = tomllib.loads(path.read_text(encoding="utf-8"))
-        items: dict[str, dict[str, str]] = {"rule": {}, "code": {}, "pair": {}, "precedence": {}}
+        items: dict[str, dict[str, str]] = {
+            "rule": {},
+            "code": {},
+            "pair": {},
+            "precedence": {},
+            "detail": {},
+        }
         for kind in items:
             for entry in document.get(kind, ()):
                 if not isinstance(entry.get("reason"), str) or not entry["reason"].strip():
@@ -288,6 +325,7 @@ def verdict(found: CoverageMap, exceptions: Exceptions) -> dict[str, dict[str, l
         "code": set(found.codes),
         "pair": {pair_name(pair) for pair in found.pairs},
         "precedence": set(found.precedence),
+        "detail": set(found.details),
     }
     result: dict[str, dict[str, list[str]]] = {}
     for kind, missing in gaps.items():

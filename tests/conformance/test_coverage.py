@@ -104,6 +104,8 @@ def test_gaps_without_an_exception_are_unexcused() -> None:
         "rule": {"unexcused": ["AA-2"], "stale": []},
         "code": {"unexcused": ["code_missing"], "stale": []},
         "pair": {"unexcused": ["t: s × missing"], "stale": []},
+        "precedence": {"unexcused": [], "stale": []},
+        "detail": {"unexcused": [], "stale": []},
     }
 
 
@@ -120,6 +122,8 @@ def test_excused_gaps_pass_and_exceptions_for_reached_or_unknown_items_are_stale
         "rule": {"unexcused": [], "stale": ["AA-1", "ZZ-9"]},
         "code": {"unexcused": [], "stale": []},
         "pair": {"unexcused": [], "stale": ["t: s × reached"]},
+        "precedence": {"unexcused": [], "stale": []},
+        "detail": {"unexcused": [], "stale": []},
     }
 
 
@@ -147,7 +151,7 @@ def _every_code() -> set[str]:
 
 def test_every_shipped_exception_has_a_reason_and_names_an_existing_item() -> None:
     document = _shipped()
-    assert set(document) <= {"rule", "code", "pair"}
+    assert set(document) <= {"rule", "code", "pair", "precedence", "detail"}
     spec_text = "\n".join(page.read_text(encoding="utf-8") for page in SPEC.glob("*.md"))
     rules = set(re.findall(r"\*\*([A-Z]{2,3}-\d+[a-z]?)\*\*", spec_text))
     codes = _every_code()
@@ -161,7 +165,15 @@ def test_every_shipped_exception_has_a_reason_and_names_an_existing_item() -> No
             else sorted({row.trigger for row in table.transitions})
         )
         pairs |= {pair_name((table.name, state, event)) for state in states for event in events}
-    existing = {"rule": rules, "code": codes, "pair": pairs}
+    published = json.loads(
+        (SPEC.parent.parent / "conformance/schemas/error-details.json").read_text(encoding="utf-8")
+    )
+    details = {
+        f"{code}/{member}"
+        for code, entry in published["codes"].items()
+        for member in entry["normative"]
+    }
+    existing = {"rule": rules, "code": codes, "pair": pairs, "detail": details}
     for kind, entries in document.items():
         items = [entry["item"] for entry in entries]
         assert len(items) == len(set(items)), f"{kind} listed twice"
@@ -184,6 +196,7 @@ def test_json_output_round_trips(capsys: pytest.CaptureFixture[str]) -> None:
         "session.limits.zero-per-tool"
         in document["errorCodes"]["zero_per_tool_reconciliation_limit"]
     )
-    assert set(document["gaps"]) == {"rule", "code", "pair"}
+    assert set(document["gaps"]) == {"rule", "code", "pair", "precedence", "detail"}
+    assert "write_conflict/revision_floor" in document["normativeDetails"]
     for entry in document["gaps"].values():
         assert set(entry) == {"unexcused", "stale"}

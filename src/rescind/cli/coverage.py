@@ -72,6 +72,9 @@ def _document(found: Any, judged: dict[str, dict[str, list[str]]]) -> dict[str, 
             name: list(reach.checks) for name, reach in sorted(found.precedence.items())
         },
         "precedenceExcused": dict(sorted(found.excused_precedence.items())),
+        "normativeDetails": {
+            name: list(reach.checks) for name, reach in sorted(found.details.items())
+        },
         "gaps": judged,
     }
 
@@ -90,6 +93,7 @@ def _print(found: Any, judged: dict[str, dict[str, list[str]]]) -> None:
         ("error codes", found.codes),
         ("table pairs", found.pairs),
         ("precedence pairs", found.precedence),
+        ("normative details members", found.details),
     )
     for name, items in totals:
         reached = sum(1 for reach in items.values() if reach.checks)
