@@ -3,6 +3,9 @@ terminal Rich would assume 80 columns (or $COLUMNS) and cut them (``compensation
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from rescind.cli import main
@@ -18,5 +21,9 @@ def test_a_piped_summary_prints_full_source_names(
     assert "…" not in out
     table = [line for line in out.splitlines() if line.startswith("│")]
     rows = [line for line in table if "compensation-reconcile" in line]
-    assert rows and "21" in rows[0].split("compensation-reconcile", 1)[1]
+    vectors = json.loads(
+        (Path(__file__).resolve().parents[2] / "vectors/compensation-reconcile.json").read_text()
+    )
+    count = sum(len(group["tests"]) for group in vectors["testGroups"])
+    assert rows and f" {count} " in rows[0].split("compensation-reconcile", 1)[1]
     assert any("reference-canonical-fast" in line for line in out.splitlines())

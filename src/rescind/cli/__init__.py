@@ -60,7 +60,10 @@ def commands() -> tuple[ModuleType, ...]:
 
 COMMANDS: tuple[tuple[str, str], ...] = (
     ("check", "run the conformance suite (default: against the built-in reference)"),
-    ("coverage", "which checks reach each spec rule, error code and lifecycle table pair"),
+    (
+        "coverage",
+        "which checks reach each spec rule, error code, lifecycle table pair and precedence pair",
+    ),
     ("diagnose", "which reading of each known JSON hazard an implementation follows"),
     ("fingerprint", "print canonical input bytes, worker and host input fingerprints, and hazards"),
     ("vectors", "export or check the golden vectors"),
