@@ -102,11 +102,53 @@ def _other_input(document: dict[str, Any], _: int) -> None:
     document["request"]["payload"] = {"format": "json", "value": {"left": 1, "right": 2}}
 
 
-def precedence_rows() -> list[CaseRow]:
+def _manifest() -> str:
+    manifest = {"protocol_version": 5, "session_id": "session-1", "grants": [_GRANT]}
+    return json.dumps(manifest, separators=(",", ":"))
+
+
+def _authorized_trace(document: Mapping[str, Any]) -> dict[str, Any]:
+    """``_trace`` on authorized values (a driver declaring ``authorized-by-authorizer`` can
+    run it): every request goes through the session authorizer first; an observed request
+    other than the admitted one is a second dispatch with its own request id."""
+    admitted = json.dumps(_REQUEST, separators=(",", ":"))
+    observed_request = dict(document["request"])
+    other = observed_request != _REQUEST
+    if other:
+        observed_request["request_id"] = "dispatch-2"
+    requests = {
+        "admitted": admitted,
+        "observed": json.dumps(observed_request, separators=(",", ":")),
+    }
+    steps: list[dict[str, Any]] = [
+        {"call": "authorize_operation", "args": {"request": "admitted", "as": "d1"}}
+    ]
+    if document["admitted"]:
+        steps.append({"call": "admit", "args": {"authorized": "d1"}})
+        if document["first"] is not None:
+            first = json.dumps(document["first"], separators=(",", ":"))
+            steps.append({"call": "observe", "args": {"authorized": "d1", "status": first}})
+    target = "d1"
+    if other:
+        steps.append({"call": "authorize_operation", "args": {"request": "observed", "as": "d2"}})
+        target = "d2"
+    status = json.dumps(document["status"], separators=(",", ":"))
+    steps.append({"call": "observe", "args": {"authorized": target, "status": status}})
+    return {
+        "setup": {
+            "requests": requests,
+            "authorizers": {"a": _manifest()},
+            "journal": {"scope": "tenant-release"},
+        },
+        "steps": steps,
+    }
+
+
+def precedence_rows(to_input: Any = _trace, id_prefix: str = "journal.observe") -> list[CaseRow]:
     return pair_rows(
         Faults(
             "journal.observe",
-            "journal.observe",
+            id_prefix,
             _base,
             {
                 "status": _status({"state": "failed", "message": "x" * 4097}),
@@ -124,7 +166,7 @@ def precedence_rows() -> list[CaseRow]:
                 "identity": _other_input,
                 "transition": lambda document, _: document.update(first=copy.deepcopy(_TOTAL)),
             },
-            _trace,
+            to_input,
             last_step(run_trace),
             splash_code(
                 PROTOCOL,
@@ -180,11 +222,40 @@ def _undo(name: str, value: object) -> Any:
     return fault
 
 
-def compensation_rows() -> list[CaseRow]:
+def _authorized_compensation_trace(document: Mapping[str, Any]) -> dict[str, Any]:
+    """``_compensation_trace`` on authorized values: the original dispatched and the
+    compensation requested through the session authorizer."""
+    requests = {
+        "add": json.dumps(_REQUEST, separators=(",", ":")),
+        "undo": json.dumps(document["compensation"], separators=(",", ":")),
+    }
+    steps: list[dict[str, Any]] = [
+        {"call": "authorize_operation", "args": {"request": "add", "as": "d1"}}
+    ]
+    if document["admitted"]:
+        steps.append({"call": "admit", "args": {"authorized": "d1"}})
+        if document["succeeded"]:
+            total = json.dumps(_TOTAL, separators=(",", ":"))
+            steps.append({"call": "observe", "args": {"authorized": "d1", "status": total}})
+    steps.append({"call": "authorize_compensation", "args": {"request": "undo", "as": "c1"}})
+    steps.append({"call": "admit_compensation", "args": {"authorized": "c1"}})
+    return {
+        "setup": {
+            "requests": requests,
+            "authorizers": {"a": _manifest()},
+            "journal": {"scope": "tenant-release"},
+        },
+        "steps": steps,
+    }
+
+
+def compensation_rows(
+    to_input: Any = _compensation_trace, id_prefix: str = "journal.admit-compensation"
+) -> list[CaseRow]:
     return pair_rows(
         Faults(
             "journal.admit_compensation",
-            "journal.admit-compensation",
+            id_prefix,
             _compensation_base,
             {
                 "scope": _undo("tenant_scope", "tenant-other"),
@@ -192,7 +263,7 @@ def compensation_rows() -> list[CaseRow]:
                 "tool": _undo("tool", "math.sub"),
                 "succeeded": lambda document, _: document.update(succeeded=False),
             },
-            _compensation_trace,
+            to_input,
             last_step(run_trace),
             splash_code(
                 PROTOCOL,
@@ -207,4 +278,10 @@ def compensation_rows() -> list[CaseRow]:
 
 def precedence_tests() -> tuple[VectorTest, ...]:
     to_vector = trace_test(run_trace)
-    return tuple(to_vector(row) for row in (*precedence_rows(), *compensation_rows()))
+    rows = (
+        *precedence_rows(),
+        *compensation_rows(),
+        # the same pairs on authorized values, for drivers that declare authorized-by-authorizer
+        *precedence_rows(_authorized_trace, "journal.authorized.observe"),
+    )
+    return tuple(to_vector(row) for row in rows)
