@@ -37,7 +37,8 @@ from rescind.conformance.checks import REQUIRED_TIERS, Result
 from rescind.conformance.runner import EXIT_PARTIAL, RunReport
 
 ClaimStatus = Literal["conforms", "partial", "fails", "unchecked", "not claimed"]
-_WORST_FIRST: tuple[ClaimStatus, ...] = ("not claimed", "fails", "partial", "unchecked", "conforms")
+STATUSES: tuple[ClaimStatus, ...] = ("not claimed", "fails", "partial", "unchecked", "conforms")
+"""Every claim status, worst first."""
 
 
 @attrs.frozen
@@ -270,7 +271,7 @@ def vectors_digest() -> str:
 
 def _worst(statuses: Iterable[ClaimStatus]) -> ClaimStatus:
     listed = list(statuses)
-    return min(listed, key=_WORST_FIRST.index) if listed else "unchecked"
+    return min(listed, key=STATUSES.index) if listed else "unchecked"
 
 
 def claim_of(report: RunReport) -> Claim:

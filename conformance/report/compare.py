@@ -16,9 +16,10 @@ from typing import Any
 import attrs
 
 from rescind.conformance.harness.text import markdown, short, visible
-from rescind.conformance.report.claim import _WORST_FIRST, CLASSES
+from rescind.conformance.report.claim import CLASSES
+from rescind.conformance.report.claim import STATUSES as CLAIM_STATUSES
 
-STATUSES = frozenset(_WORST_FIRST)
+STATUSES = frozenset(CLAIM_STATUSES)
 
 
 class NotAClaim(ValueError):
