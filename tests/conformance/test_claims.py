@@ -284,3 +284,29 @@ def test_exploration_excuses_members_by_what_the_trace_asked(tmp_path: Path) -> 
         InProcessDriver(_f64_host_fingerprint_private)
     )
     assert outcome.status == "pass", outcome
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        (b"[" * 100_000 + b"]" * 100_000, "nests containers more than"),
+        (b'{"checks": [], "claim": "\xff"}', "not UTF-8"),
+        (b'{"checks": [', "not a JSON report"),
+    ],
+)
+def test_report_files_are_bounded_before_they_are_parsed(
+    content: bytes, said: str, tmp_path: Path
+) -> None:
+    hostile = tmp_path / "hostile.json"
+    hostile.write_bytes(content)
+    for action in ("compare", "merge"):
+        completed = subprocess.run(
+            [sys.executable, "-m", "rescind", "report", action, str(hostile)],
+            capture_output=True,
+            text=True,
+            check=False,
+            cwd=ROOT,
+        )
+        assert completed.returncode == 2, completed.stderr
+        assert said in completed.stderr and "Traceback" not in completed.stderr
+        assert len(completed.stderr.splitlines()) == 1

@@ -55,8 +55,11 @@ def register(subparsers: Any) -> None:
     compared.set_defaults(handler=run_compare)
 
 
-MAX_REPORT_BYTES = 256 * 1024 * 1024
-"""A report larger than this is refused before it is parsed."""
+MAX_REPORT_BYTES = 64 * 1024 * 1024
+"""A report larger than this is refused before it is parsed (a whole run's is about 12 MB
+with 16 KiB messages on every check)."""
+MAX_REPORT_MEMBERS = 4_000_000
+"""Members and items a report may hold (a whole run's holds well under 200,000)."""
 
 
 def run_compare(args: argparse.Namespace) -> int:
@@ -77,14 +80,24 @@ def run_compare(args: argparse.Namespace) -> int:
 
 
 def _read(path: Path) -> dict[str, Any]:
+    """A report file is hostile data: its size, nesting and member count are bounded before
+    it is parsed, and every way it can fail to parse is one line (exit 2)."""
+    from rescind.conformance.harness.limits import MAX_REPLY_DEPTH, reply_shape
+
     if not path.is_file():
         raise UsageError(f"{path} is not a file")
     if path.stat().st_size > MAX_REPORT_BYTES:
         raise UsageError(f"{path} is larger than {MAX_REPORT_BYTES} bytes")
+    raw = path.read_bytes()
+    beyond = reply_shape(raw, MAX_REPORT_MEMBERS, MAX_REPLY_DEPTH)
+    if beyond is not None:
+        raise UsageError(f"{path} is not a JSON report: it {beyond}")
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        document = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise UsageError(f"{path} is not a JSON report: not UTF-8") from None
     except json.JSONDecodeError as error:
-        raise UsageError(f"{path} is not a JSON report: {error.msg}") from error
+        raise UsageError(f"{path} is not a JSON report: {error.msg}") from None
     if not isinstance(document, dict) or not isinstance(document.get("checks"), list):
         raise UsageError(f"{path} is not a rescind check --json report")
     return document
