@@ -131,10 +131,6 @@ class Tally:
     not_applicable: int = 0
     other: int = 0
 
-    @property
-    def answered(self) -> int:
-        return self.passed + self.failed
-
     def status(self, claimed: bool) -> ClaimStatus:
         if not claimed:
             return "not claimed"
@@ -220,9 +216,6 @@ class Claim:
     not_run: int = 0
     """Checks the run's deadline left without an answer."""
     total: int = 0
-
-    def part(self, name: str) -> Part:
-        return next(part for part in self.classes if part.name == name)
 
     def to_json(self) -> dict[str, Any]:
         return {
