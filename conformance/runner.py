@@ -70,6 +70,8 @@ class RunReport:
     """The upstream source the driver says it is built from, ``repository@commit``."""
     held_to: int | None = None
     """The exit code once the run is held to the classes asked for (``report.claim``)."""
+    accepted_partial: bool = False
+    """``--accept-partial`` turned a partial run's exit code 3 into 0."""
     deadline: float | None = None
     """The ``--deadline`` the run had, in seconds (``None``: none)."""
 

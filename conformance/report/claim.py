@@ -306,7 +306,7 @@ def claim_of(report: RunReport) -> Claim:
             restricted_by[name] = restricted_by.get(name, 0) + 1
     code = report.exit_code()
     verdict = VERDICTS.get(code, f"EXIT {code}")
-    if code == 0 and report.own_exit_code() == EXIT_PARTIAL:
+    if report.accepted_partial:
         verdict = "PARTIAL (accepted)"
     return Claim(
         implementation=report.implementation,
@@ -361,20 +361,23 @@ def _class_part(
 def held(
     report: RunReport, claim_names: Sequence[str] = (), accept_partial: bool = False
 ) -> RunReport:
-    """``report`` held to the classes asked for with ``--claim``: a class that is not claimed,
-    unchecked or partial makes the run at least partial (3), a class that fails makes it 1.
+    """``report`` held to the classes asked for with ``--claim``: they alone decide (a class
+    that fails: 1; not claimed, unchecked or partial: 3; else 0), unless the run is a harness
+    error (2) or incomplete (4).
     ``accept_partial`` turns a partial run into 0 (the reports still say PARTIAL)."""
     code = report.own_exit_code()
-    if claim_names and code in (0, EXIT_PARTIAL):
+    if claim_names and code in (0, 1, EXIT_PARTIAL):
+        # Only the classes asked for decide (a harness error or the deadline still does).
         statuses = {part.name: part.status for part in claim_of(report).classes}
         asked = [statuses[name] for name in claim_names]
         if "fails" in asked:
             code = 1
         elif any(status != "conforms" for status in asked):
             code = EXIT_PARTIAL
-    if accept_partial and code == EXIT_PARTIAL:
-        code = 0
-    return attrs.evolve(report, held_to=code)
+        else:
+            code = 0
+    accepted = accept_partial and code == EXIT_PARTIAL
+    return attrs.evolve(report, held_to=0 if accepted else code, accepted_partial=accepted)
 
 
 def headline(claim: Claim) -> str:

@@ -310,3 +310,20 @@ def test_report_files_are_bounded_before_they_are_parsed(
         assert completed.returncode == 2, completed.stderr
         assert said in completed.stderr and "Traceback" not in completed.stderr
         assert len(completed.stderr.splitlines()) == 1
+
+
+def test_report_merge_holds_the_joined_run_like_check_does(tmp_path: Path) -> None:
+    from rescind.cli import main
+
+    checks = [c for c in vector_checks() if c.source in ("canonical-input", "journal-traces")]
+    report = run_checks(checks, lambda: InProcessDriver(CLAIM_DRIVERS["cutting"]))
+    document = reports.to_json(report)
+    run = {"seed": 0, "shard": "1/1", "plan": plan_section(c["id"] for c in document["checks"])}
+    shard = tmp_path / "s1.json"
+    shard.write_text(json.dumps({**document, "run": run}), encoding="utf-8")
+    joined = tmp_path / "all.json"
+    assert main(["report", "merge", str(shard), "--json", str(joined)]) == 3
+    assert main(["report", "merge", str(shard), "--accept-partial", "--json", str(joined)]) == 0
+    assert json.loads(joined.read_text())["claim"]["verdict"] == "PARTIAL (accepted)"
+    assert main(["report", "merge", str(shard), "--claim", "canonical"]) == 0
+    assert main(["report", "merge", str(shard), "--claim", "worker"]) == 3

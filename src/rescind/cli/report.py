@@ -9,10 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from rescind.cli import UsageError
+from rescind.cli._options import CLAIM_CLASSES
 from rescind.conformance.harness.text import visible
 from rescind.conformance.report import html as report_html
 from rescind.conformance.report import run as reports
-from rescind.conformance.report.claim import claim_of, headline
+from rescind.conformance.report.claim import claim_of, headline, held
 from rescind.conformance.report.merge import merge
 
 
@@ -37,6 +38,19 @@ def register(subparsers: Any) -> None:
     joined.add_argument("--junit", type=Path, metavar="FILE", help="write a JUnit XML report")
     joined.add_argument("--markdown", type=Path, metavar="FILE", help="write a Markdown report")
     joined.add_argument("--html", type=Path, metavar="FILE", help="write an HTML report")
+    joined.add_argument(
+        "--claim",
+        action="append",
+        default=[],
+        choices=CLAIM_CLASSES,
+        metavar="CLASS",
+        help="hold the joined run to this class, as rescind check --claim does for one run",
+    )
+    joined.add_argument(
+        "--accept-partial",
+        action="store_true",
+        help="exit 0 instead of 3 for a partial joined run (the reports still say PARTIAL)",
+    )
     joined.set_defaults(handler=run_merge)
     compared = actions.add_parser(
         "compare",
@@ -106,6 +120,7 @@ def _read(path: Path) -> dict[str, Any]:
 def run_merge(args: argparse.Namespace) -> int:
     documents = [(path.name, _read(path)) for path in args.reports]
     result, run = merge(documents)
+    result = held(result, args.claim, args.accept_partial)
     document = {**reports.to_json(result), "run": run}
     text = json.dumps(document, indent=2) + "\n"
     if args.json:
