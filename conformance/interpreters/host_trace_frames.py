@@ -156,7 +156,7 @@ class FrameCalls(TraceBase):
 
     def do_approve_compensation(self, args: Mapping[str, Json]) -> Json:
         engine, plan, ledger = self.context(args)
-        approval = engine.approve_compensation(
+        approval = engine.compensations.approve_compensation(
             plan,
             ledger,
             self.get(args["target"], WorkflowCompensationTarget),
@@ -176,7 +176,7 @@ class FrameCalls(TraceBase):
 
     def do_prepare_compensation(self, args: Mapping[str, Json]) -> Json:
         engine, plan, ledger = self.context(args)
-        prepared = engine.prepare_authenticated_operation_compensation(
+        prepared = engine.compensations.prepare_authenticated_operation_compensation(
             plan,
             ledger,
             self.get(args["target"], WorkflowCompensationTarget),
@@ -190,7 +190,7 @@ class FrameCalls(TraceBase):
 
     def do_prepare_dispatch(self, args: Mapping[str, Json]) -> Json:
         engine, plan, ledger = self.context(args)
-        prepared = engine.prepare_authenticated_operation_dispatch(
+        prepared = engine.operations.prepare_authenticated_operation_dispatch(
             plan,
             ledger,
             self.text(args["operation_key"]),
@@ -202,7 +202,7 @@ class FrameCalls(TraceBase):
 
     def do_prepare_reconciliation(self, args: Mapping[str, Json]) -> Json:
         engine, plan, ledger = self.context(args)
-        prepared = engine.prepare_authenticated_operation_reconciliation(
+        prepared = engine.operations.prepare_authenticated_operation_reconciliation(
             plan,
             ledger,
             self.text(args["operation_key"]),
@@ -214,7 +214,7 @@ class FrameCalls(TraceBase):
 
     def do_operation_dispatch_request(self, args: Mapping[str, Json]) -> Json:
         engine, plan, ledger = self.context(args)
-        request = engine.operation_dispatch_request(
+        request = engine.operations.operation_dispatch_request(
             plan,
             ledger,
             self.text(args["operation_key"]),
@@ -226,7 +226,7 @@ class FrameCalls(TraceBase):
 
     def do_operation_reconcile_request(self, args: Mapping[str, Json]) -> Json:
         engine, plan, ledger = self.context(args)
-        request = engine.operation_reconcile_request(
+        request = engine.operations.operation_reconcile_request(
             plan,
             ledger,
             self.text(args["operation_key"]),
@@ -274,7 +274,7 @@ class FrameCalls(TraceBase):
     def do_apply_dispatch_result(self, args: Mapping[str, Json]) -> Json:
         engine, plan, ledger = self.context(args)
         request, session, frame = self._apply_args(args)
-        outcome = engine.apply_authenticated_operation_dispatch_result(
+        outcome = engine.operations.apply_authenticated_operation_dispatch_result(
             plan, ledger, request, session, frame
         )
         return outcome.state.value
@@ -282,14 +282,14 @@ class FrameCalls(TraceBase):
     def do_apply_reconciliation(self, args: Mapping[str, Json]) -> Json:
         engine, plan, ledger = self.context(args)
         request, session, frame = self._apply_args(args)
-        return engine.apply_authenticated_operation_reconciliation(
+        return engine.operations.apply_authenticated_operation_reconciliation(
             plan, ledger, request, session, frame
         ).value
 
     def do_apply_compensation(self, args: Mapping[str, Json]) -> Json:
         engine, plan, ledger = self.context(args)
         request, session, frame = self._apply_args(args)
-        return engine.apply_authenticated_operation_compensation(
+        return engine.compensations.apply_authenticated_operation_compensation(
             plan, ledger, request, session, frame
         ).value
 
@@ -297,16 +297,22 @@ class FrameCalls(TraceBase):
         engine, plan, ledger = self.context(args)
         request = request_arg(args["request"], self.get, self.text)
         result = result_arg(args["result"], self.get, self.text)
-        return engine.apply_verified_operation_dispatch_result(plan, ledger, request, result).value
+        return engine.operations.apply_verified_operation_dispatch_result(
+            plan, ledger, request, result
+        ).value
 
     def do_apply_verified_reconciliation(self, args: Mapping[str, Json]) -> Json:
         engine, plan, ledger = self.context(args)
         request = request_arg(args["request"], self.get, self.text)
         result = result_arg(args["result"], self.get, self.text)
-        return engine.apply_verified_operation_reconciliation(plan, ledger, request, result).value
+        return engine.operations.apply_verified_operation_reconciliation(
+            plan, ledger, request, result
+        ).value
 
     def do_apply_verified_compensation(self, args: Mapping[str, Json]) -> Json:
         engine, plan, ledger = self.context(args)
         request = request_arg(args["request"], self.get, self.text)
         result = result_arg(args["result"], self.get, self.text)
-        return engine.apply_verified_operation_compensation(plan, ledger, request, result).value
+        return engine.compensations.apply_verified_operation_compensation(
+            plan, ledger, request, result
+        ).value

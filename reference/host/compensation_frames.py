@@ -17,7 +17,7 @@ the same key and the worker's journal answers with what it already knows.
 
 from __future__ import annotations
 
-from rescind.reference.frames import AuthenticatedFrame, SessionAuthenticator, SessionRole
+from rescind.reference.frames import AuthenticatedFrame, SessionAuthenticator
 from rescind.reference.host.approvals import (
     Approval,
     ApprovalKind,
@@ -37,7 +37,7 @@ from rescind.reference.host.errors import (
     UnknownCompensation,
 )
 from rescind.reference.host.events import CompensationApproved, CompensationObserved
-from rescind.reference.host.host_frames import PreparedFrame
+from rescind.reference.host.host_frames import PreparedFrame, open_reply, require_host
 from rescind.reference.host.ledger import WorkflowOperationLedger, require_compensable
 from rescind.reference.host.ledger_records import CompensationRecord, OperationRecord
 from rescind.reference.host.plan import WorkflowPlan
@@ -47,11 +47,6 @@ from rescind.reference.messages import (
 )
 from rescind.reference.worker_message import CompensateOperation, CompensationResult
 from rescind.tables.operation import Phase
-
-
-def _require_host(authenticator: SessionAuthenticator) -> None:
-    if authenticator.role is not SessionRole.HOST:
-        raise CompensationDispatchRequiresHostAuthenticator(role=authenticator.role.value)
 
 
 def _mismatch(reason: str) -> ApprovalMismatch:
@@ -76,12 +71,12 @@ class CompensationFrames:
         stored tenant and grant equal the policy's, input fingerprint, action check (A),
         then issue. The compensation's own state is not looked at, and no sequence number
         is used (only the role and session id are read)."""
-        _require_host(authenticator)
+        require_host(authenticator, CompensationDispatchRequiresHostAuthenticator)
         self.core.validate_operation_ledger(plan, ledger)
         target.check_grant()
         operation = ledger.require_operation(target.operation_key)
         require_compensable(operation, target.policy)
-        compensation = _require_compensation(operation)
+        compensation = require_compensation(operation)
         if (
             compensation.tenant_scope != target.policy.tenant_scope
             or compensation.grant_fingerprint != target.policy.grant_fingerprint
@@ -124,7 +119,7 @@ class CompensationFrames:
         operation and intent, build the request, input fingerprint of the dispatch payload,
         action check (A), seal."""
         approval.consume()
-        _require_host(authenticator)
+        require_host(authenticator, CompensationDispatchRequiresHostAuthenticator)
         self.core.validate_operation_ledger(plan, ledger)
         target.check_grant()
         self._check_approval(plan, ledger, target, approval, authenticator)
@@ -132,7 +127,7 @@ class CompensationFrames:
         policy = target.policy
         if operation.state is not Phase.SUCCEEDED or operation.tool != policy.tool:
             raise _mismatch("operation not compensable under this policy")
-        compensation = _require_compensation(operation)
+        compensation = require_compensation(operation)
         binding = approval.binding
         assert binding is not None  # a compensation approval always carries one
         if compensation.compensation_key != binding.compensation_key:
@@ -216,14 +211,14 @@ class CompensationFrames:
     ) -> Phase:
         """Role, open (a failure leaves everything untouched), message kind (the sequence
         is already used), then the verified apply (HL-21)."""
-        _require_host(authenticator)
-        message = authenticator.open(frame)
-        if not isinstance(message, CompensationResult):
-            raise UnexpectedCompensationMessage(kind=message.kind)
+        require_host(authenticator, CompensationDispatchRequiresHostAuthenticator)
+        unexpected = UnexpectedCompensationMessage
+        message = open_reply(authenticator, frame, CompensationResult, unexpected)
         return self.apply_verified_operation_compensation(plan, ledger, request, message.result)
 
 
-def _require_compensation(operation: OperationRecord) -> CompensationRecord:
+def require_compensation(operation: OperationRecord) -> CompensationRecord:
+    """The operation's recorded compensation, else ``unknown_compensation``."""
     if operation.compensation is None:
         raise UnknownCompensation(operation_key=operation.operation_key)
     return operation.compensation

@@ -16,15 +16,14 @@ host's cue to approve and send it.
 
 from __future__ import annotations
 
-from rescind.reference.frames import AuthenticatedFrame, SessionAuthenticator, SessionRole
-from rescind.reference.host.compensation_frames import CompensationFrames
+from rescind.reference.frames import AuthenticatedFrame, SessionAuthenticator
+from rescind.reference.host.compensation_frames import CompensationFrames, require_compensation
 from rescind.reference.host.engine_core import EngineCore
 from rescind.reference.host.errors import (
     LedgerError,
     ReconciliationRequiresHostAuthenticator,
-    UnknownCompensation,
 )
-from rescind.reference.host.host_frames import PreparedFrame
+from rescind.reference.host.host_frames import PreparedFrame, open_reply, require_host
 from rescind.reference.host.ledger import WorkflowOperationLedger
 from rescind.reference.host.plan import WorkflowPlan
 from rescind.reference.messages import OperationCompensationRequest
@@ -41,11 +40,6 @@ class CompensationAlreadyTerminal(LedgerError):
 
 class UnexpectedCompensationReconciliationMessage(LedgerError):
     code = "unexpected_compensation_reconciliation_message"
-
-
-def _require_host(authenticator: SessionAuthenticator) -> None:
-    if authenticator.role is not SessionRole.HOST:
-        raise ReconciliationRequiresHostAuthenticator(role=authenticator.role.value)
 
 
 class CompensationReconcileFrames:
@@ -69,9 +63,7 @@ class CompensationReconcileFrames:
         against the recorded fingerprint."""
         self.core.validate_operation_ledger(plan, ledger)
         operation = ledger.require_operation(operation_key)
-        compensation = operation.compensation
-        if compensation is None:
-            raise UnknownCompensation(operation_key=operation.operation_key)
+        compensation = require_compensation(operation)
         if OPERATION_LIFECYCLE.is_terminal(compensation.state):
             raise CompensationAlreadyTerminal(
                 compensation_key=compensation.compensation_key, state=compensation.state.value
@@ -99,7 +91,7 @@ class CompensationReconcileFrames:
         authenticator: SessionAuthenticator,
     ) -> PreparedFrame[OperationCompensationRequest]:
         """Role, the request, then the seal (which refuses the kind outside the profile)."""
-        _require_host(authenticator)
+        require_host(authenticator, ReconciliationRequiresHostAuthenticator)
         request = self.compensation_reconcile_request(
             plan, ledger, operation_key, payload, authenticator.session_id, request_id
         )
@@ -115,10 +107,9 @@ class CompensationReconcileFrames:
     ) -> Phase:
         """Role, open (a failure leaves everything untouched), message kind (the sequence is
         already used), then the verified apply of a compensation result (HL-21)."""
-        _require_host(authenticator)
-        message = authenticator.open(frame)
-        if not isinstance(message, ReconciledCompensation):
-            raise UnexpectedCompensationReconciliationMessage(kind=message.kind)
+        require_host(authenticator, ReconciliationRequiresHostAuthenticator)
+        unexpected = UnexpectedCompensationReconciliationMessage
+        message = open_reply(authenticator, frame, ReconciledCompensation, unexpected)
         return self.compensation.apply_verified_operation_compensation(
             plan, ledger, request, message.result
         )

@@ -1,6 +1,7 @@
 """The host engine's core: plans, ownership, ledger validation, recording and derivation.
 
-``WorkflowEngine`` (in ``engine``) adds the authenticated frame APIs on top of this class.
+``WorkflowEngine`` (in ``engine``) is this class plus the handlers of the authenticated frame
+APIs, each given the core explicitly.
 Every engine API that takes a plan first checks that this engine made the plan
 (``plan_ownership_mismatch``), then validates the ledger against the plan (HL-11), then does
 its own checks in the order docs/spec/ledger.md gives. Successful calls append telemetry

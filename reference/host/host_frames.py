@@ -20,6 +20,7 @@ import attrs
 from rescind.reference.frames import AuthenticatedFrame, SessionAuthenticator, SessionRole
 from rescind.reference.host.engine_core import EngineCore
 from rescind.reference.host.errors import (
+    LedgerError,
     OperationDispatchRequiresHostAuthenticator,
     ReconciliationMismatch,
     ReconciliationRequiresHostAuthenticator,
@@ -41,6 +42,7 @@ from rescind.reference.worker_message import (
     OperationResult,
     ReconciledOperation,
     ReconcileOperation,
+    WorkerMessage,
 )
 from rescind.tables.operation import Phase
 
@@ -66,13 +68,29 @@ class DispatchOutcome:
     result: OperationReconcileResult
 
 
-def _require_host(
-    authenticator: SessionAuthenticator,
-    error: type[OperationDispatchRequiresHostAuthenticator]
-    | type[ReconciliationRequiresHostAuthenticator],
-) -> None:
+Reply = TypeVar("Reply", bound=WorkerMessage)
+
+
+def require_host(authenticator: SessionAuthenticator, error: type[LedgerError]) -> None:
+    """The first check of every ``prepare_*``/``apply_*`` of every frame handler: the
+    authenticator speaks for the host, else ``error`` (each API names its own)."""
     if authenticator.role is not SessionRole.HOST:
         raise error(role=authenticator.role.value)
+
+
+def open_reply(
+    authenticator: SessionAuthenticator,
+    frame: AuthenticatedFrame,
+    expected: type[Reply],
+    unexpected: type[LedgerError],
+) -> Reply:
+    """Open the frame (a failure leaves the authenticator and the ledger untouched), then
+    require the message kind the request asked for: another kind has used its sequence but
+    raises ``unexpected`` before anything is applied."""
+    message = authenticator.open(frame)
+    if not isinstance(message, expected):
+        raise unexpected(kind=message.kind)
+    return message
 
 
 class HostFrames:
@@ -116,7 +134,7 @@ class HostFrames:
         request_id: str,
         authenticator: SessionAuthenticator,
     ) -> PreparedFrame[OperationDispatchRequest]:
-        _require_host(authenticator, OperationDispatchRequiresHostAuthenticator)
+        require_host(authenticator, OperationDispatchRequiresHostAuthenticator)
         request = self.operation_dispatch_request(
             plan, ledger, operation_key, payload, authenticator.session_id, request_id
         )
@@ -153,10 +171,10 @@ class HostFrames:
         authenticator: SessionAuthenticator,
         frame: AuthenticatedFrame,
     ) -> DispatchOutcome:
-        _require_host(authenticator, OperationDispatchRequiresHostAuthenticator)
-        message = authenticator.open(frame)
-        if not isinstance(message, OperationResult):
-            raise UnexpectedOperationDispatchMessage(kind=message.kind)
+        require_host(authenticator, OperationDispatchRequiresHostAuthenticator)
+        message = open_reply(
+            authenticator, frame, OperationResult, UnexpectedOperationDispatchMessage
+        )
         state = self.apply_verified_operation_dispatch_result(plan, ledger, request, message.result)
         return DispatchOutcome(state, message.result)
 
@@ -184,7 +202,7 @@ class HostFrames:
         request_id: str,
         authenticator: SessionAuthenticator,
     ) -> PreparedFrame[OperationReconcileRequest]:
-        _require_host(authenticator, ReconciliationRequiresHostAuthenticator)
+        require_host(authenticator, ReconciliationRequiresHostAuthenticator)
         request = self.operation_reconcile_request(
             plan, ledger, operation_key, canonical_input, authenticator.session_id, request_id
         )
@@ -208,10 +226,10 @@ class HostFrames:
         authenticator: SessionAuthenticator,
         frame: AuthenticatedFrame,
     ) -> Phase:
-        _require_host(authenticator, ReconciliationRequiresHostAuthenticator)
-        message = authenticator.open(frame)
-        if not isinstance(message, ReconciledOperation):
-            raise UnexpectedReconciliationMessage(kind=message.kind)
+        require_host(authenticator, ReconciliationRequiresHostAuthenticator)
+        message = open_reply(
+            authenticator, frame, ReconciledOperation, UnexpectedReconciliationMessage
+        )
         return self.apply_verified_operation_reconciliation(plan, ledger, request, message.result)
 
     def _observe(

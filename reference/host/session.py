@@ -225,7 +225,7 @@ class HostLedgerDriver:
         authenticator: SessionAuthenticator,
     ) -> PreparedFrame[OperationDispatchRequest]:
         return self._send(
-            lambda: self.engine.prepare_authenticated_operation_dispatch(
+            lambda: self.engine.operations.prepare_authenticated_operation_dispatch(
                 self.plan, self.ledger, operation_key, payload, request_id, authenticator
             )
         )
@@ -238,7 +238,7 @@ class HostLedgerDriver:
     ) -> Phase:
         return self._change(
             lambda: (
-                self.engine.apply_authenticated_operation_dispatch_result(
+                self.engine.operations.apply_authenticated_operation_dispatch_result(
                     self.plan, self.ledger, prepared.request, authenticator, frame
                 ).state
             )
@@ -252,7 +252,7 @@ class HostLedgerDriver:
         authenticator: SessionAuthenticator,
     ) -> PreparedFrame[OperationReconcileRequest]:
         return self._send(
-            lambda: self.engine.prepare_authenticated_operation_reconciliation(
+            lambda: self.engine.operations.prepare_authenticated_operation_reconciliation(
                 self.plan, self.ledger, operation_key, canonical_input, request_id, authenticator
             )
         )
@@ -264,7 +264,7 @@ class HostLedgerDriver:
         frame: AuthenticatedFrame,
     ) -> Phase:
         return self._change(
-            lambda: self.engine.apply_authenticated_operation_reconciliation(
+            lambda: self.engine.operations.apply_authenticated_operation_reconciliation(
                 self.plan, self.ledger, prepared.request, authenticator, frame
             )
         )
@@ -295,10 +295,10 @@ class HostLedgerDriver:
         the recorded key."""
 
         def approve_and_seal() -> PreparedFrame[OperationCompensationRequest]:
-            approval = self.engine.approve_compensation(
+            approval = self.engine.compensations.approve_compensation(
                 self.plan, self.ledger, target, payload.canonical_input_bytes(), authenticator
             )
-            return self.engine.prepare_authenticated_operation_compensation(
+            return self.engine.compensations.prepare_authenticated_operation_compensation(
                 self.plan,
                 self.ledger,
                 target,
@@ -316,7 +316,7 @@ class HostLedgerDriver:
         frame: AuthenticatedFrame,
     ) -> Phase:
         return self._change(
-            lambda: self.engine.apply_authenticated_operation_compensation(
+            lambda: self.engine.compensations.apply_authenticated_operation_compensation(
                 self.plan, self.ledger, prepared.request, authenticator, frame
             )
         )
@@ -333,8 +333,10 @@ class HostLedgerDriver:
         """Profile ``splash-v5+compensation-reconcile``: ask about the recorded, not yet
         terminal compensation without a new approval; sealed only while the ledger is durable."""
         return self._send(
-            lambda: self.engine.prepare_authenticated_compensation_reconciliation(
-                self.plan, self.ledger, operation_key, payload, request_id, authenticator
+            lambda: (
+                self.engine.compensation_reconcile.prepare_authenticated_compensation_reconciliation(
+                    self.plan, self.ledger, operation_key, payload, request_id, authenticator
+                )
             )
         )
 
@@ -345,7 +347,9 @@ class HostLedgerDriver:
         frame: AuthenticatedFrame,
     ) -> Phase:
         return self._change(
-            lambda: self.engine.apply_authenticated_compensation_reconciliation(
-                self.plan, self.ledger, prepared.request, authenticator, frame
+            lambda: (
+                self.engine.compensation_reconcile.apply_authenticated_compensation_reconciliation(
+                    self.plan, self.ledger, prepared.request, authenticator, frame
+                )
             )
         )

@@ -100,7 +100,7 @@ def test_frame_auth_tag_of_a_host_reconcile_frame() -> None:
     canonical = VERSION.canonical_input_bytes()
     engine.record_operation(plan, ledger, "publish", "release.publish", "release-2026-1", canonical)
     host = SessionAuthenticator("worker-1", bytes([0x0D]) * 32, SessionRole.HOST)
-    prepared = engine.prepare_authenticated_operation_reconciliation(
+    prepared = engine.operations.prepare_authenticated_operation_reconciliation(
         plan, ledger, "release-2026-1", canonical, "reconcile-1", host
     )
     assert prepared.frame.sequence == 1

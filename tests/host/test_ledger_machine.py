@@ -178,11 +178,11 @@ class HostLedgerMachine(RuleBasedStateMachine):
         canonical = model.input if model else _input(0)
 
         def apply() -> object:
-            request = self.engine.operation_reconcile_request(
+            request = self.engine.operations.operation_reconcile_request(
                 self.plan, self.ledger, key, canonical, "worker-1", "reconcile-1"
             )
             result = OperationReconcileResult.for_request(request, _status(state, variant))
-            return self.engine.apply_verified_operation_reconciliation(
+            return self.engine.operations.apply_verified_operation_reconciliation(
                 self.plan, self.ledger, request, result
             )
 
@@ -215,7 +215,7 @@ class HostLedgerMachine(RuleBasedStateMachine):
         expected = model is not None and model.compensation is not None
         approval = self._attempt(
             expected,
-            lambda: self.engine.approve_compensation(
+            lambda: self.engine.compensations.approve_compensation(
                 self.plan,
                 self.ledger,
                 self._target(key),
@@ -245,7 +245,7 @@ class HostLedgerMachine(RuleBasedStateMachine):
         payload = DRIFTED_UNDO if drift else UNDO
         prepared = self._attempt(
             expected,
-            lambda: self.engine.prepare_authenticated_operation_compensation(
+            lambda: self.engine.compensations.prepare_authenticated_operation_compensation(
                 self.plan,
                 self.ledger,
                 self._target(entry.operation_key),
@@ -271,7 +271,7 @@ class HostLedgerMachine(RuleBasedStateMachine):
         result = OperationCompensationResult.for_request(request, _status(state, variant))
         self._attempt(
             expected,
-            lambda: self.engine.apply_verified_operation_compensation(
+            lambda: self.engine.compensations.apply_verified_operation_compensation(
                 self.plan, self.ledger, request, result
             ),
         )

@@ -56,8 +56,10 @@ def _world(compensated: bool = True) -> World:
     ledger = engine.operation_ledger(plan)
     key = engine.record_derived_operation(plan, ledger, "publish", TOOL, VERSION, b"nonce-1")
     host = SessionAuthenticator("worker-1", bytes([13]) * 32, SessionRole.HOST)
-    request = engine.operation_reconcile_request(plan, ledger, key, VERSION, "worker-1", "r-1")
-    engine.apply_verified_operation_reconciliation(
+    request = engine.operations.operation_reconcile_request(
+        plan, ledger, key, VERSION, "worker-1", "r-1"
+    )
+    engine.operations.apply_verified_operation_reconciliation(
         plan,
         ledger,
         request,
@@ -90,7 +92,7 @@ def test_recorded_ledger_has_four_members_and_no_raw_text() -> None:
 
 def test_approvals_are_process_local_and_one_use() -> None:
     world = _world()
-    approval = world.engine.approve_compensation(
+    approval = world.engine.compensations.approve_compensation(
         world.plan, world.ledger, world.target, UNDO, world.host
     )
     assert approval.kind is ApprovalKind.COMPENSATION and approval.nonce >= 1
@@ -105,7 +107,7 @@ def test_approvals_are_process_local_and_one_use() -> None:
     with pytest.raises(TypeError):
         Approval(object(), engine_id=1, plan_id=1, nonce=1, kind=ApprovalKind.PLAN, binding=None)
     dispatch = WorkflowCompensationDispatch("undo-1", UNDO_PAYLOAD)
-    prepare = world.engine.prepare_authenticated_operation_compensation
+    prepare = world.engine.compensations.prepare_authenticated_operation_compensation
     prepare(world.plan, world.ledger, world.target, approval, dispatch, world.host)
     assert approval.consumed
     reuse = lambda: prepare(world.plan, world.ledger, world.target, approval, dispatch, world.host)  # noqa: E731
@@ -118,11 +120,11 @@ def test_prepare_consumes_the_approval_even_when_sealing_fails() -> None:
     exhausted = SessionAuthenticator(
         "worker-1", bytes([13]) * 32, SessionRole.HOST, next_outgoing=2**64 - 1
     )
-    approval = world.engine.approve_compensation(
+    approval = world.engine.compensations.approve_compensation(
         world.plan, world.ledger, world.target, UNDO, exhausted
     )
     dispatch = WorkflowCompensationDispatch("undo-1", UNDO_PAYLOAD)
-    prepare = world.engine.prepare_authenticated_operation_compensation
+    prepare = world.engine.compensations.prepare_authenticated_operation_compensation
     args = (world.plan, world.ledger, world.target, approval, dispatch, exhausted)
     assert _code(lambda: prepare(*args)) == "sequence_exhausted"
     assert approval.consumed
@@ -132,7 +134,9 @@ def test_prepare_consumes_the_approval_even_when_sealing_fails() -> None:
 def test_action_context_prints_only_the_input_length() -> None:
     # HL-19 (upstream `WorkflowCompensationAction`'s Debug): the printed action never contains the payload.
     world = _world()
-    world.engine.approve_compensation(world.plan, world.ledger, world.target, UNDO, world.host)
+    world.engine.compensations.approve_compensation(
+        world.plan, world.ledger, world.target, UNDO, world.host
+    )
     seen = repr(world.verifier.actions[-1])
     assert "undo" not in seen
     # The object the verifier received (re-created here from what it saw) prints a length.
@@ -175,7 +179,7 @@ def test_role_is_checked_before_anything_else() -> None:
     world = _world(compensated=False)
     worker = SessionAuthenticator("worker-1", bytes([13]) * 32, SessionRole.WORKER)
     unknown = attrs.evolve(world.target, operation_key="op-unknown")
-    approve = world.engine.approve_compensation
+    approve = world.engine.compensations.approve_compensation
     assert (
         _code(lambda: approve(world.plan, world.ledger, unknown, b"", worker))
         == "compensation_dispatch_requires_host_authenticator"
@@ -186,7 +190,7 @@ def test_role_is_checked_before_anything_else() -> None:
 def test_grant_check_order() -> None:
     # HL-17: policy syntax first, then the policy against the grant, then the verifier.
     world = _world(compensated=False)
-    approve = world.engine.approve_compensation
+    approve = world.engine.compensations.approve_compensation
     bad_tool = attrs.evolve(world.target, policy=attrs.evolve(world.target.policy, tool="Bad"))
     assert _code(lambda: approve(world.plan, world.ledger, bad_tool, UNDO, world.host)) == (
         "invalid_tool"

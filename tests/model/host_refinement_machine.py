@@ -404,7 +404,7 @@ class HostRefinementMachine(RuleBasedStateMachine):
         key = self.keys[label]
         payload = DRIFTED if drifted else self._intent_payload(key)
         try:
-            approval = self.driver.engine.approve_compensation(
+            approval = self.driver.engine.compensations.approve_compensation(
                 self.driver.plan,
                 self.driver.ledger,
                 self._target(key),
@@ -457,13 +457,15 @@ class HostRefinementMachine(RuleBasedStateMachine):
         was_consumed = approval.consumed
         dispatch = WorkflowCompensationDispatch(self._request_id(), self._intent_payload(key))
         try:
-            prepared = self.driver.engine.prepare_authenticated_operation_compensation(
-                self.driver.plan,
-                self.driver.ledger,
-                self._target(key),
-                approval,
-                dispatch,
-                self.auth,
+            prepared = (
+                self.driver.engine.compensations.prepare_authenticated_operation_compensation(
+                    self.driver.plan,
+                    self.driver.ledger,
+                    self._target(key),
+                    approval,
+                    dispatch,
+                    self.auth,
+                )
             )
         except RescindError as error:
             outcome = f"refused ({error.code})"
