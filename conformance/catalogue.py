@@ -11,9 +11,9 @@ from pathlib import Path
 
 from hypothesis.database import ExampleDatabase
 
-from rescind.conformance.checks import Check, Outcome, Status
 from rescind.conformance.explore.sharding import Shard, choose_seed
 from rescind.conformance.harness import Driver
+from rescind.conformance.runner_check import Check, Outcome, Status
 from rescind.conformance.sources import canonical_fast as source_canonical_fast
 from rescind.conformance.sources import exploration as source_explore
 from rescind.conformance.sources import saga_refinement as source_saga_refinement
@@ -33,8 +33,8 @@ def model_checks(proofs: ProofRunner | None = None) -> list[Check]:
     # imported here, not at the top: the proof modules load z3, which a run without the
     # model (--no-model, the pytest plugin's vector items) never needs
     from rescind.model.catalog import discover_checks
-    from rescind.model.checks import PASSING
-    from rescind.model.checks import Check as ModelCheck
+    from rescind.model.core.proof_check import PASSING
+    from rescind.model.core.proof_check import Check as ModelCheck
 
     runner = ProofRunner() if proofs is None else proofs
 

@@ -20,9 +20,9 @@ from typing import Any, cast
 
 import pytest
 
-from rescind.conformance.checks import REQUIRED_TIERS, Check, Outcome, Result
 from rescind.conformance.harness import InProcessDriver
 from rescind.conformance.harness.text import visible
+from rescind.conformance.runner_check import REQUIRED_TIERS, Check, Outcome, Result
 
 Adapter = Callable[[Mapping[str, Any]], Mapping[str, Any]]
 

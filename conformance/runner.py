@@ -21,10 +21,10 @@ from typing import Final
 
 import attrs
 
-from rescind.conformance.checks import Check, Outcome, Result
 from rescind.conformance.harness import DeadlineReached, Driver, HarnessFailure
 from rescind.conformance.harness.restrictions import all_excused, excused_by
 from rescind.conformance.harness.text import bound, short
+from rescind.conformance.runner_check import Check, Outcome, Result
 
 DriverFactory = Callable[[], Driver]
 EXIT_PARTIAL = 3
@@ -52,7 +52,7 @@ def _bounds(texts: Iterable[str]) -> tuple[str, ...]:
 @attrs.frozen
 class RunReport:
     """A run's results. Every string the driver chose (its name, version, capability and
-    profile names, failure messages) is bounded here (``drivertext``), whatever its source."""
+    profile names, failure messages) is bounded here (``harness.text``), whatever its source."""
 
     implementation: str = attrs.field(converter=_short)
     version: str = attrs.field(converter=_short)

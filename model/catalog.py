@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from rescind.model import progress, protocol, saga
-from rescind.model.checks import Check
+from rescind.model.core.proof_check import Check
+from rescind.model.progress import proofs as progress
+from rescind.model.safety import proofs as protocol
+from rescind.model.saga import proofs as saga
 
 PROOF_MODULES: tuple[ModuleType, ...] = (protocol, saga, progress)
-"""Every module of ``rescind.model`` that provides checks, in report order."""
+"""The ``proofs`` module of each group (``protocol``, ``saga``, ``progress``), in report order."""
 
 
 def discover_checks() -> list[Check]:

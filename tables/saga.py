@@ -1,6 +1,6 @@
 """Every saga state machine and decision table, as data, in one place.
 
-The reference executes these tables and ``rescind.model.saga`` reads the very same objects to
+The reference executes these tables and ``rescind.model.saga.proofs`` reads the very same objects to
 prove its properties, so a rule is stated once. Each transition carries the evidence it rests on
 (``code``, ``test`` or ``doc``: the kind of upstream source; docs/spec/saga.md lists them and
 what they leave unconfirmed; ``assumed`` where Rescind had to fill a gap;

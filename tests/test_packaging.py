@@ -126,9 +126,11 @@ def test_registries_name_every_module_of_their_kind() -> None:
     assert stems(TOPICS) == modules("conformance/vectors/sets") - {"topics"}
     assert stems(commands()) == modules("src/rescind/cli")
     providers = {
-        path.stem for path in (ROOT / "model").glob("*.py") if "\ndef checks()" in path.read_text()
+        "rescind.model." + ".".join(path.relative_to(ROOT / "model").with_suffix("").parts)
+        for path in (ROOT / "model").rglob("*.py")
+        if "\ndef checks()" in path.read_text()
     }
-    assert stems(PROOF_MODULES) == providers
+    assert {module.__name__ for module in PROOF_MODULES} == providers
 
 
 def test_benchmarks_never_import_the_test_suite() -> None:

@@ -33,8 +33,8 @@ from typing import Any, Literal
 import attrs
 
 from rescind import __version__
-from rescind.conformance.checks import REQUIRED_TIERS, Result
 from rescind.conformance.runner import EXIT_PARTIAL, RunReport
+from rescind.conformance.runner_check import REQUIRED_TIERS, Result
 
 ClaimStatus = Literal["conforms", "partial", "fails", "unchecked", "not claimed"]
 STATUSES: tuple[ClaimStatus, ...] = ("not claimed", "fails", "partial", "unchecked", "conforms")

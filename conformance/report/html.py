@@ -19,7 +19,6 @@ from typing import Any
 
 import attrs
 
-from rescind.conformance.checks import Result
 from rescind.conformance.comparison import Comparison
 from rescind.conformance.harness.text import visible
 from rescind.conformance.report import rules as rule_coverage
@@ -34,6 +33,7 @@ from rescind.conformance.report.run import (
     vector_tests,
 )
 from rescind.conformance.runner import RunReport
+from rescind.conformance.runner_check import Result
 from rescind.tables.registry import LIFECYCLES, Registered
 
 PROBLEM_STATUSES = ("fail", "error", "xpass")
@@ -47,7 +47,7 @@ _PAGE_TEXT = 64 * 1024
 
 
 def _e(value: object) -> str:
-    """Text made visible (``drivertext.visible``: no lone surrogate, control or bidi override
+    """Text made visible (``harness.text.visible``: no lone surrogate, control or bidi override
     reaches the page) and escaped: nothing from the run can become markup."""
     return html.escape(visible(value, limit=_PAGE_TEXT, keep_lines=True), quote=True)
 
@@ -60,7 +60,7 @@ def _said(value: object) -> str:
 
 @attrs.frozen
 class Difference:
-    """Expected against actual, read back from a comparison message (``vectorchecks.compare``
+    """Expected against actual, read back from a comparison message (``vectors.checks.compare``
     and the trace runner word them in a few fixed shapes)."""
 
     where: str

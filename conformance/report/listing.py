@@ -12,8 +12,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from rescind.conformance.checks import Check
 from rescind.conformance.report.run import provenance_of
+from rescind.conformance.runner_check import Check
 
 NO_PROFILE = "-"
 """Shown for checks that belong to no number profile (the model, the reference's own)."""

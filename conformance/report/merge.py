@@ -14,12 +14,12 @@ import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from rescind.conformance.checks import Check, Outcome, Result, Status
 from rescind.conformance.comparison import Comparison
 from rescind.conformance.explore.sharding import SLICE_MARK, Shard, unsliced
 from rescind.conformance.harness import Driver
 from rescind.conformance.report.run import NOT_A_VECTOR
 from rescind.conformance.runner import RunReport
+from rescind.conformance.runner_check import Check, Outcome, Result, Status
 from rescind.reference.errors import RescindError
 
 

@@ -9,8 +9,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from rescind.conformance.checks import Check, Result
 from rescind.conformance.report.claim import Tally, tally
+from rescind.conformance.runner_check import Check, Result
 
 NOT_A_VECTOR = "model"
 """The provenance label of checks that are not golden vectors (model proofs, saga refinement,

@@ -1,7 +1,7 @@
 """Reports of a run: JSON (machine), JUnit XML (CI dashboards), Markdown (people), and the
 expected-failures list a downstream CI keeps to track known gaps.
 
-Text that may come from a driver goes through ``drivertext``: bounded everywhere, escaped to
+Text that may come from a driver goes through ``harness.text``: bounded everywhere, escaped to
 visible text in JUnit (well-formed XML 1.0 whatever the driver sent) and made inert in
 Markdown (no raw HTML, link, image or table break). The JSON report keeps the (bounded)
 strings as they are: ``json.dumps`` escapes what UTF-8 cannot carry.
@@ -17,7 +17,6 @@ from xml.etree import ElementTree
 
 import attrs
 
-from rescind.conformance.checks import REQUIRED_TIERS, Check, Result
 from rescind.conformance.comparison import Comparison, bounded, compact
 from rescind.conformance.harness.text import markdown, markdown_code, visible
 from rescind.conformance.provenance import KINDS
@@ -26,6 +25,7 @@ from rescind.conformance.report.claim import claim_of, detail_lines, headline
 from rescind.conformance.report.rules import NOT_A_VECTOR as NOT_A_VECTOR
 from rescind.conformance.report.rules import provenance_of as provenance_of
 from rescind.conformance.runner import RunReport
+from rescind.conformance.runner_check import REQUIRED_TIERS, Check, Result
 from rescind.conformance.vectors.checks import load_vector_files
 
 PROVENANCE_LABELS: tuple[str, ...] = (*KINDS, NOT_A_VECTOR)

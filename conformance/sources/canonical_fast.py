@@ -19,9 +19,9 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from rescind.conformance.checks import Check, Outcome
 from rescind.conformance.driver import REFERENCE_CAPABILITY
 from rescind.conformance.harness import Driver
+from rescind.conformance.runner_check import Check, Outcome
 from rescind.conformance.sources.spec import DriverFactory, SourceOptions
 from rescind.conformance.vectors.checks import load_vector_files
 from rescind.reference.canonical_fast import (

@@ -11,11 +11,11 @@ otherwise the check is ``unsupported`` (unanswered: the claim is partial), never
 
 from __future__ import annotations
 
-from rescind.conformance.checks import Check, Outcome, Status
 from rescind.conformance.explore.areas import AREAS
 from rescind.conformance.explore.engine import Area, explore, save_replay
 from rescind.conformance.explore.sharding import area_seed
 from rescind.conformance.harness import Driver
+from rescind.conformance.runner_check import Check, Outcome, Status
 from rescind.conformance.sources.spec import EXPLORATION, DriverFactory, SourceOptions
 
 DEFAULT_EXAMPLES = 200

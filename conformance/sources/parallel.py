@@ -4,7 +4,7 @@ Against the reference (no ``--impl``) each exploration area is independent of ev
 check: a worker process builds the same area check from the same options (seed, shard,
 budget, replay folder, example database), runs it on its own in-process reference driver and
 returns the outcome; the traces are the ones the runner's process would explore (a seed's
-traces do not depend on what a process imported, see ``explore_engine``). ``rescind check``
+traces do not depend on what a process imported, see ``explore.engine``). ``rescind check``
 starts the areas when the run starts, so they run while this process works through the
 vectors and scenarios; the run order and the report do not change. An area whose worker
 fails is explored here instead. Against an implementation's driver exploration stays in the
@@ -20,8 +20,8 @@ from pathlib import Path
 
 import attrs
 
-from rescind.conformance.checks import Check, Outcome
 from rescind.conformance.harness import Driver
+from rescind.conformance.runner_check import Check, Outcome
 from rescind.conformance.sources.spec import EXPLORATION, SourceOptions
 
 

@@ -57,7 +57,7 @@ from typing import Any
 import attrs
 
 from rescind import __version__
-from rescind.model.checks import PASSING, Check, CheckResult
+from rescind.model.core.proof_check import PASSING, Check, CheckResult
 
 FORMAT = 2
 """The layout of a cache entry; a new layout is a new digest."""
@@ -257,7 +257,7 @@ def _run_by_names(names: Sequence[str]) -> dict[str, CheckResult | None]:
 
 def unit_of(check: Check) -> str:
     """Checks that share work run in one process: a group, and for the progress checks the
-    profile (its checks share one system and its lassos, see ``rescind.model.progress``)."""
+    profile (its checks share one system and its lassos, see ``rescind.model.progress.proofs``)."""
     _, _, profile = check.name.partition("@")
     return f"{check.group}@{profile}"
 

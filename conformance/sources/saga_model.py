@@ -1,6 +1,6 @@
 """Refinement checks: the reference saga planner and orders against the model's rules.
 
-``rescind.model.saga_planning`` proves the decision rows and the order and batch rules with
+``rescind.model.saga.planning`` proves the decision rows and the order and batch rules with
 z3; it runs no reference code. Here the reference runs on every small world (every one-effect
 world and every prior-inverse world of ``saga_smallworld``, every DAG of up to 4 tasks) and z3
 is asked whether each concrete answer satisfies the model's rule. This is a bounded,
@@ -22,15 +22,15 @@ from rescind.conformance.interpreters.saga_smallworld import (
     prior_inverse_world,
     source_effect_world,
 )
-from rescind.model.checks import CheckResult
-from rescind.model.saga_planning import (
+from rescind.model.core.proof_check import CheckResult
+from rescind.model.saga.planning import (
     SymbolicEffect,
     describe_graph,
     find_counterexample,
     order_admits,
     undo_admits,
 )
-from rescind.model.saga_support import Graph, Lines, run_timed
+from rescind.model.saga.support import Graph, Lines, run_timed
 from rescind.reference.saga.lineage import Lineage
 from rescind.reference.saga.order import dfs_reverse_postorder, reverse_compiled_order
 from rescind.reference.saga.planner import CompensationPlan, plan_compensation

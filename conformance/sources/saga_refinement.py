@@ -20,11 +20,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rescind.conformance.checks import Check, Outcome
 from rescind.conformance.driver import REFERENCE_CAPABILITY
 from rescind.conformance.harness import Driver
+from rescind.conformance.runner_check import Check, Outcome
 from rescind.conformance.sources.spec import DriverFactory, SourceOptions
-from rescind.model.checks import CheckResult
+from rescind.model.core.proof_check import CheckResult
 
 if TYPE_CHECKING:
     from rescind.conformance.sources.proofs import ProofCache

@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING
 import attrs
 from hypothesis.database import ExampleDatabase
 
-from rescind.conformance.checks import Check
 from rescind.conformance.explore.sharding import Shard
 from rescind.conformance.harness import Driver
+from rescind.conformance.runner_check import Check
 
 if TYPE_CHECKING:
     from rescind.conformance.sources.proofs import ProofCache

@@ -22,7 +22,6 @@ from typing import Any
 
 import attrs
 
-from rescind.conformance.checks import Check, Outcome, Tier
 from rescind.conformance.comparison import (
     SKIP,
     Comparison,
@@ -37,6 +36,7 @@ from rescind.conformance.comparison import (
 from rescind.conformance.harness import Driver, Reply
 from rescind.conformance.harness.orders import is_matcher, violation
 from rescind.conformance.harness.restrictions import Gap
+from rescind.conformance.runner_check import Check, Outcome, Tier
 
 
 @attrs.frozen

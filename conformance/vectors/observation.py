@@ -43,11 +43,11 @@ from typing import Any
 
 import attrs
 
-from rescind.conformance.checks import Check, Outcome
 from rescind.conformance.driver import REFERENCE_CAPABILITY
 from rescind.conformance.harness import Driver, Reply, Upstream
 from rescind.conformance.provenance import OBSERVATION_DIRECTORY, SPLASH, Provenance
 from rescind.conformance.runner import run_checks
+from rescind.conformance.runner_check import Check, Outcome
 from rescind.conformance.vectors.checks import vector_checks
 from rescind.conformance.vectors.findings import OBSERVED_DIFFERENCES, ObservedDifference
 from rescind.conformance.vectors.format import VectorFile, VectorTest

@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 from rescind.cli import main
-from rescind.conformance.checks import Check, Outcome, Result
 from rescind.conformance.report import run as reports
 from rescind.conformance.runner import RunReport
+from rescind.conformance.runner_check import Check, Outcome, Result
 
 FAST = ["check", "--no-model", "--explore-steps", "0"]
 

@@ -15,9 +15,9 @@ import time
 from pathlib import Path
 from xml.etree import ElementTree
 
-from rescind.conformance.checks import Check, Outcome
 from rescind.conformance.harness import SubprocessDriver
 from rescind.conformance.runner import run_checks
+from rescind.conformance.runner_check import Check, Outcome
 
 SLOW = """
 import json, sys, time

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from rescind.conformance.checks import Check, Outcome
 from rescind.conformance.harness import HarnessFailure, SubprocessDriver
 from rescind.conformance.runner import run_checks
+from rescind.conformance.runner_check import Check, Outcome
 
 PRELUDE = """
 import json, sys

@@ -7,10 +7,10 @@ from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any
 
-from rescind.conformance.checks import Check
 from rescind.conformance.driver import handle
 from rescind.conformance.harness import InProcessDriver
 from rescind.conformance.runner import RunReport, run_checks
+from rescind.conformance.runner_check import Check
 from rescind.conformance.vectors.checks import load_vector_files, vector_checks
 from rescind.conformance.vectors.format import requested_profile
 

@@ -18,7 +18,6 @@ import pytest
 from rescind.cli import main
 from rescind.conformance import comparison as cmp
 from rescind.conformance.catalogue import SourceOptions
-from rescind.conformance.checks import Check
 from rescind.conformance.driver import handle
 from rescind.conformance.explore.engine import (
     Disagreement,
@@ -33,6 +32,7 @@ from rescind.conformance.report import html as report_html
 from rescind.conformance.report import run as reports
 from rescind.conformance.report.merge import merge, plan_section
 from rescind.conformance.runner import RunReport, run_checks
+from rescind.conformance.runner_check import Check
 from rescind.conformance.sources.exploration import _check
 from rescind.conformance.vectors.checks import (
     TopicBinding,

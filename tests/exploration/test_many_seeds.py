@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from rescind.conformance.checks import Check, Outcome
 from rescind.conformance.driver import handle
 from rescind.conformance.explore.areas import AREAS
 from rescind.conformance.explore.engine import explore
@@ -18,6 +17,7 @@ from rescind.conformance.explore.sharding import area_seed
 from rescind.conformance.harness import Driver, InProcessDriver
 from rescind.conformance.interpreters.host_scenario import run_host_scenario
 from rescind.conformance.runner import run_checks
+from rescind.conformance.runner_check import Check, Outcome
 from rescind.conformance.vectors.sets._recovery_cases import PLAN
 
 RUN_SEEDS = range(200)

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from rescind.cli import main
-from rescind.conformance.checks import Check, Outcome
 from rescind.conformance.explore.areas import AREAS
+from rescind.conformance.runner_check import Check, Outcome
 from rescind.conformance.sources import parallel as parallel_explore
 
 

@@ -7,25 +7,25 @@ import attrs
 import pytest
 import z3
 
-from rescind.model.invariants import INVARIANTS
-from rescind.model.profiles import PROFILES
-from rescind.model.progress import (
+from rescind.model.core.prover import prove
+from rescind.model.core.system import Action
+from rescind.model.progress.extension import (
+    COMPENSATION_RECONCILE,
+    NAME,
+    RECONCILE_COMPENSATION,
+)
+from rescind.model.progress.fair_system import UPSTREAM, ProgressSystem
+from rescind.model.progress.profiles import PROFILES
+from rescind.model.progress.proofs import (
     COMPENSATION,
     OUTCOME_LOST_IN_CRASH,
     PROPERTIES,
     checks,
     run_progress,
 )
-from rescind.model.progress_extension import (
-    COMPENSATION_RECONCILE,
-    NAME,
-    RECONCILE_COMPENSATION,
-)
-from rescind.model.progress_refinement import run_refinement, unrefined_actions
-from rescind.model.progress_system import UPSTREAM, ProgressSystem
-from rescind.model.prover import prove
-from rescind.model.ranking import closed_under_every_action
-from rescind.model.system import Action
+from rescind.model.progress.ranking import closed_under_every_action
+from rescind.model.progress.refines_safety import run_refinement, unrefined_actions
+from rescind.model.safety.invariants import INVARIANTS
 
 
 @pytest.fixture(scope="module")

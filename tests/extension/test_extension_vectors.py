@@ -9,10 +9,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from rescind.conformance.checks import Check
 from rescind.conformance.driver import handle
 from rescind.conformance.harness import InProcessDriver
 from rescind.conformance.runner import run_checks
+from rescind.conformance.runner_check import Check
 from rescind.conformance.vectors.checks import vector_checks
 
 PROFILE = "splash-v5+compensation-reconcile"

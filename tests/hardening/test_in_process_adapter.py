@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from rescind.conformance.checks import Check, Outcome
 from rescind.conformance.driver import handle
 from rescind.conformance.harness import HarnessFailure, InProcessDriver
 from rescind.conformance.runner import run_checks
+from rescind.conformance.runner_check import Check, Outcome
 
 
 def _adapter(misbehaviour: str) -> Any:

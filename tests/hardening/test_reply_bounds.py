@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from rescind.conformance.checks import Check, Outcome
 from rescind.conformance.harness import HarnessFailure, SubprocessDriver
 from rescind.conformance.harness.limits import MAX_REPLY_DEPTH, MAX_REPLY_MEMBERS, reply_shape
 from rescind.conformance.runner import run_checks
+from rescind.conformance.runner_check import Check, Outcome
 
 DRIVER = """
 import json, sys

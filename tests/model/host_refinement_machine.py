@@ -9,7 +9,7 @@ or a drifted input; prepares that use a fresh approval, reuse one, come after th
 moved or from an older engine, or aim at another operation; compensation results (also for
 frames of a dead session); store faults that poison the driver; restarts that recover from
 the last persisted ledger, sometimes under a narrower grant. After every step the host is
-mapped to the model (``rescind.model.refinement_host``) and z3 must explain the change by
+mapped to the model (``rescind.model.refinement.host``) and z3 must explain the change by
 the one model action that kind of step allows, or by none. A disagreement fails with the
 numbered steps and both snapshots.
 """
@@ -28,8 +28,8 @@ from hypothesis.errors import InvalidArgument
 from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule
 
 from rescind.conformance.interpreters.trace_support import ScriptedVerifier
-from rescind.model.refinement import Abstraction, GrantView, describe
-from rescind.model.refinement_host import (
+from rescind.model.refinement.abstraction import Abstraction, GrantView, describe
+from rescind.model.refinement.host import (
     ApprovalView,
     HostCompensationView,
     HostObservation,

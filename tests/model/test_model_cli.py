@@ -9,8 +9,8 @@ import pytest
 
 from rescind.cli import main
 from rescind.cli import prove as prove_cli
-from rescind.model.checks import Check, CheckResult
-from rescind.model.invariants import INVARIANTS
+from rescind.model.core.proof_check import Check, CheckResult
+from rescind.model.safety.invariants import INVARIANTS
 from rescind.tables import diagrams
 from rescind.tables.operation import OPERATION_LIFECYCLE, Verdict
 

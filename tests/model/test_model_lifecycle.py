@@ -7,7 +7,7 @@ import itertools
 import pytest
 import z3
 
-from rescind.model.logic import PHASE, LifecycleLogic, phase
+from rescind.model.core.logic import PHASE, LifecycleLogic, phase
 from rescind.tables.operation import OPERATION_LIFECYCLE, Phase, Verdict
 
 PAIRS = list(itertools.product(Phase, [p for p in Phase if p is not Phase.PENDING]))

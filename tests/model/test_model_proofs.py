@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from rescind.model.invariants import INVARIANTS, Invariant
-from rescind.model.protocol import checks, run_invariant
-from rescind.model.prover import prove
-from rescind.model.system import TransitionSystem
+from rescind.model.core.invariant import Invariant
+from rescind.model.core.prover import prove
+from rescind.model.core.system import TransitionSystem
+from rescind.model.safety.invariants import INVARIANTS
+from rescind.model.safety.proofs import checks, run_invariant
 
 STRENGTHENED = [inv for inv in INVARIANTS if inv.strengthening]
 
@@ -50,7 +51,7 @@ def test_dropping_the_strengthening_breaks_the_induction_step(invariant: Invaria
 def test_a_failed_bare_induction_is_not_a_reachable_violation(invariant: Invariant) -> None:
     # The property itself still holds: the bare induction failure is an unreachable
     # counterexample to induction, so `prove` must not turn it into "violated".
-    from rescind.model.protocol import counterexample
+    from rescind.model.safety.proofs import counterexample
 
     assert counterexample(TransitionSystem(), invariant, depth=4) == ()
 

@@ -7,12 +7,12 @@ import re
 
 import pytest
 
-from rescind.model.invariants import INVARIANTS, invariant
-from rescind.model.protocol import run_invariant
-from rescind.model.prover import search, violation_target
-from rescind.model.system import TransitionSystem
-from rescind.model.trace import render_path
-from rescind.model.variants import BROKEN_VARIANTS, WITNESSES, BrokenVariant, Witness
+from rescind.model.core.prover import search, violation_target
+from rescind.model.core.system import TransitionSystem
+from rescind.model.core.trace import render_path
+from rescind.model.safety.invariants import INVARIANTS, invariant
+from rescind.model.safety.proofs import run_invariant
+from rescind.model.safety.variants import BROKEN_VARIANTS, WITNESSES, BrokenVariant, Witness
 
 NUMBERED = re.compile(r"^(\d+)\. [a-z_]+( |$)")
 

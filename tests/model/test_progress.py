@@ -12,10 +12,21 @@ import z3
 
 from rescind.cli import main
 from rescind.cli import prove as prove_cli
-from rescind.model.checks import Check, CheckResult
-from rescind.model.invariants import INVARIANTS
-from rescind.model.lasso import LassoShape, find_lasso, find_witness, render_lasso
-from rescind.model.progress import (
+from rescind.model.core.proof_check import Check, CheckResult
+from rescind.model.core.prover import prove
+from rescind.model.core.system import SCHEMA, State
+from rescind.model.progress.fair_system import (
+    BASE_STEPS,
+    TERMINAL,
+    UPSTREAM,
+    FairFamily,
+    ProgressSystem,
+    base_action,
+    restricted,
+)
+from rescind.model.progress.lasso import LassoShape, find_lasso, find_witness, render_lasso
+from rescind.model.progress.lemmas import ATTACHMENT_IS_THE_HOSTS
+from rescind.model.progress.proofs import (
     COMPENSATION,
     LEFT_RUNNING,
     ORIGINAL_UNKNOWABLE,
@@ -25,19 +36,8 @@ from rescind.model.progress import (
     progress_property,
     run_progress,
 )
-from rescind.model.progress_lemmas import ATTACHMENT_IS_THE_HOSTS
-from rescind.model.progress_system import (
-    BASE_STEPS,
-    TERMINAL,
-    UPSTREAM,
-    FairFamily,
-    ProgressSystem,
-    base_action,
-    restricted,
-)
-from rescind.model.prover import prove
-from rescind.model.ranking import closed_under_every_action, prove_leads_to
-from rescind.model.system import SCHEMA, State
+from rescind.model.progress.ranking import closed_under_every_action, prove_leads_to
+from rescind.model.safety.invariants import INVARIANTS
 
 SPEC = Path(__file__).resolve().parents[2] / "docs" / "spec" / "progress.md"
 NUMBERED = re.compile(r"^(\d+)\. [a-z_]+( |$)")

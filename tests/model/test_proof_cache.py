@@ -12,7 +12,7 @@ import z3
 from rescind.cli import main
 from rescind.cli import prove as prove_cli
 from rescind.conformance.sources import proofs
-from rescind.model.checks import Check, CheckResult
+from rescind.model.core.proof_check import Check, CheckResult
 
 FAST = "saga.final-no-exit"
 OTHER_UNIT = "host_at_most_one_compensation"

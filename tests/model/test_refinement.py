@@ -4,7 +4,7 @@ A Hypothesis state machine drives the reference ``WorkerSession`` over its authe
 journal store (dispatches, compensations with the right or a wrong scope, key or grant
 fingerprint, reconciliations, adapter outcomes, store faults before and after the effect,
 restarts, attenuated restarts, lease takeovers, writes under superseded leases). After every
-step the concrete state is mapped to the model (``rescind.model.refinement``) and z3 must
+step the concrete state is mapped to the model (``rescind.model.refinement.abstraction``) and z3 must
 find a path of model actions that explains the change. A disagreement fails with the shrunk
 sequence of steps and both snapshots.
 """
@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule
 
 from rescind.conformance.interpreters.doubles import FaultyJournalStore, ScriptedAdapter
-from rescind.model.refinement import (
+from rescind.model.refinement.abstraction import (
     JOURNAL_STEPS,
     Abstraction,
     CompensationView,

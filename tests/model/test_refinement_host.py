@@ -13,8 +13,8 @@ from typing import Any
 import attrs
 import pytest
 
-from rescind.model.refinement import Abstraction, describe
-from rescind.model.refinement_host import (
+from rescind.model.refinement.abstraction import Abstraction, describe
+from rescind.model.refinement.host import (
     ApprovalView,
     HostCompensationView,
     HostObservation,

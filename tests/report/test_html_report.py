@@ -18,9 +18,9 @@ from typing import Any
 import attrs
 import pytest
 
-from rescind.conformance.checks import Check, Outcome, Result
 from rescind.conformance.report import html as report_html
 from rescind.conformance.runner import RunReport
+from rescind.conformance.runner_check import Check, Outcome, Result
 from rescind.tables.registry import LIFECYCLES
 from tests.report.html_page import COUNTS, Page, read
 

@@ -17,11 +17,11 @@ from xml.etree import ElementTree
 import pytest
 
 from rescind.cli import check as check_cli
-from rescind.conformance.checks import Check, Outcome, Result
 from rescind.conformance.harness.text import MAX_SHOWN
 from rescind.conformance.report import html as report_html
 from rescind.conformance.report import run as reports
 from rescind.conformance.runner import RunReport
+from rescind.conformance.runner_check import Check, Outcome, Result
 
 LONG = "".join(f"{index:05d}-" for index in range(700))  # 4,200 characters, none repeated
 DIGEST = hashlib.sha256(LONG.encode()).hexdigest()[:12]

@@ -1,4 +1,4 @@
-"""The z3 checks of rescind.model.saga: each proves on the real tables and rules and fails,
+"""The z3 checks of rescind.model.saga.proofs: each proves on the real tables and rules and fails,
 with a numbered counterexample, on a deliberately broken table or rule. Broken planners,
 orders and batches of the reference go to the refinement checks (test_saga_refinement)."""
 
@@ -9,8 +9,9 @@ import re
 import attrs
 import z3
 
-from rescind.model import saga, saga_planning
-from rescind.model.checks import CheckResult
+from rescind.model.core.proof_check import CheckResult
+from rescind.model.saga import planning as saga_planning
+from rescind.model.saga import proofs as saga
 from rescind.tables.saga import (
     ALL_TABLES,
     CASE_ACTIVE_EARLIER,

@@ -15,7 +15,7 @@ from rescind.conformance.driver import REFERENCE_CAPABILITY, handle
 from rescind.conformance.harness import InProcessDriver
 from rescind.conformance.runner import run_checks
 from rescind.conformance.sources import saga_model as saga_refinement
-from rescind.model.checks import CheckResult
+from rescind.model.core.proof_check import CheckResult
 from rescind.reference.saga.lineage import Lineage
 from rescind.reference.saga.order import reverse_compiled_order
 from rescind.reference.saga.planner import CompensationPlan, PlanEntry, plan_compensation

@@ -50,7 +50,7 @@ def test_rules_are_documented() -> None:
     documented |= set(re.findall(r"\*\*(EP-\d+)\*\*", precedence))
     used = {test.rule for test in TESTS.values()}
     assert used <= documented, used - documented
-    from rescind.model.saga import checks
+    from rescind.model.saga.proofs import checks
 
     assert {check.rule for check in checks()} <= documented
 

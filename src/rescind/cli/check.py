@@ -20,8 +20,8 @@ if TYPE_CHECKING:
     from rich.table import Table
     from rich.text import Text
 
-    from rescind.conformance.checks import Check, Outcome
     from rescind.conformance.runner import RunReport
+    from rescind.conformance.runner_check import Check, Outcome
 
 DEFAULT_DEADLINE = 2700.0
 """45 minutes: a run ends with its reports inside the common 60-minute CI job limit, with room

@@ -1,7 +1,7 @@
 """``rescind diagram``: write Mermaid state diagrams of every lifecycle table.
 
 The diagrams are drawn from the very tables the reference executes (see
-``rescind.model.diagrams`` for how lifecycles are discovered), one Markdown file each plus an
+``rescind.tables.registry`` for how lifecycles are listed), one Markdown file each plus an
 ``index.md``. ``--check`` writes nothing and fails when the files on disk are stale.
 """
 

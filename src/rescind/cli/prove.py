@@ -24,7 +24,7 @@ from rescind.cli import UsageError
 from rescind.cli._options import add_cache_arguments
 from rescind.conformance.harness.text import visible
 from rescind.conformance.sources import proofs
-from rescind.model.checks import PASSING, Check, CheckResult
+from rescind.model.core.proof_check import PASSING, Check, CheckResult
 
 MODEL_TEXT = 4096
 """Characters of one detail or counterexample line shown (the model's own are under 500)."""

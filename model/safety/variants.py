@@ -16,7 +16,7 @@ from typing import Any
 import attrs
 import z3
 
-from rescind.model.logic import (
+from rescind.model.core.logic import (
     APPROVAL_STATUS,
     CKEY,
     FINGERPRINT,
@@ -31,7 +31,7 @@ from rescind.model.logic import (
     grant_field,
     phase,
 )
-from rescind.model.system import ModelConfig, State, TransitionSystem
+from rescind.model.core.system import ModelConfig, State, TransitionSystem
 from rescind.tables.operation import OPERATION_LIFECYCLE, Lifecycle, Phase, Verdict
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import z3
 
-from rescind.model.logic import (
+from rescind.model.core.logic import (
     APPROVAL_STATUS,
     CKEY,
     FINGERPRINT,
@@ -32,7 +32,7 @@ from rescind.model.logic import (
     make_grant,
     phase,
 )
-from rescind.model.system import (
+from rescind.model.core.system import (
     JOURNAL_FIELDS,
     Action,
     Params,

@@ -26,9 +26,9 @@ from typing import Any
 import attrs
 import z3
 
-from rescind.model.invariants import Invariant
-from rescind.model.logic import IDENTITY, TOOL, Expr
-from rescind.model.system import (
+from rescind.model.core.invariant import Invariant
+from rescind.model.core.logic import IDENTITY, TOOL, Expr
+from rescind.model.core.system import (
     SCHEMA,
     State,
     Step,

@@ -1,13 +1,13 @@
 """``rescind prove`` checks for progress properties (group ``progress``, rules PG-1 to PG-3).
 
-Each property is proven with a stage ranking (``rescind.model.ranking``) on a progress system
-(``rescind.model.progress_system``). When the ranking fails, the property's named lasso
-shapes are searched (``rescind.model.lasso``). The profile says which lasso it is known to
-have: that one is reported as ``finding`` (an upstream hazard, documented in
-docs/findings.md), any other as ``violated``, and an expected lasso that no longer appears
-(or a property that is now proven) as ``violated`` with "expected finding not reproduced".
-A proof counts only with a witness: a fair run in which the trigger holds and the goal is
-reached (otherwise the result is ``unknown``: the proof may be vacuous).
+Each property is proven with a stage ranking (``ranking``) on a progress system
+(``fair_system``). When the ranking fails, the property's named lasso shapes are searched
+(``lasso``). The profile says which lasso it is known to have: that one is reported as
+``finding`` (an upstream hazard, documented in docs/findings.md), any other as ``violated``,
+and an expected lasso that no longer appears (or a property that is now proven) as ``violated``
+with "expected finding not reproduced". A proof counts only with a witness: a fair run in which
+the trigger holds and the goal is reached (otherwise the result is ``unknown``: the proof may
+be vacuous).
 """
 
 from __future__ import annotations
@@ -19,18 +19,8 @@ from collections.abc import Sequence
 import attrs
 import z3
 
-from rescind.model.checks import Check, CheckResult
-from rescind.model.invariants import invariant
-from rescind.model.lasso import (
-    Lasso,
-    LassoShape,
-    Witness,
-    find_lasso,
-    find_witness,
-    render_lasso,
-    watched,
-)
-from rescind.model.logic import (
+from rescind.model.core.invariant import Indices
+from rescind.model.core.logic import (
     APPROVAL_STATUS,
     IDENTITY,
     KEY,
@@ -40,17 +30,34 @@ from rescind.model.logic import (
     grant_field,
     phase,
 )
-from rescind.model.profiles import PROFILES
-from rescind.model.progress_lemmas import HONEST_HOST_LEMMAS
-from rescind.model.progress_refinement import run_refinement
-from rescind.model.progress_system import (
+from rescind.model.core.proof_check import Check, CheckResult
+from rescind.model.core.system import State
+from rescind.model.progress.fair_system import (
     HONEST_INPUT,
     UPSTREAM,
     ProgressProfile,
     ProgressSystem,
 )
-from rescind.model.ranking import Assumption, Indices, LeadsTo, RankingResult, Stage, prove_leads_to
-from rescind.model.system import State
+from rescind.model.progress.lasso import (
+    Lasso,
+    LassoShape,
+    Witness,
+    find_lasso,
+    find_witness,
+    render_lasso,
+    watched,
+)
+from rescind.model.progress.lemmas import HONEST_HOST_LEMMAS
+from rescind.model.progress.profiles import PROFILES
+from rescind.model.progress.ranking import (
+    Assumption,
+    LeadsTo,
+    RankingResult,
+    Stage,
+    prove_leads_to,
+)
+from rescind.model.progress.refines_safety import run_refinement
+from rescind.model.safety.invariants import invariant
 
 ABSENT = phase("absent")
 PENDING = phase("pending")

@@ -35,13 +35,12 @@ from typing import Any
 import attrs
 import z3
 
-from rescind.model.invariants import Invariant
-from rescind.model.logic import Expr
-from rescind.model.progress_system import FairFamily, ProgressSystem
-from rescind.model.prover import prove, variables_read
-from rescind.model.system import State, Step
+from rescind.model.core.invariant import Indices, Invariant
+from rescind.model.core.logic import Expr
+from rescind.model.core.prover import prove, variables_read
+from rescind.model.core.system import State, Step
+from rescind.model.progress.fair_system import FairFamily, ProgressSystem
 
-Indices = Mapping[str, Expr]
 StateFormula = Callable[[ProgressSystem, State, Indices], Expr]
 TermsFn = Callable[[ProgressSystem, State, Indices], Sequence[Expr]]
 

@@ -3,8 +3,8 @@
 A :class:`HostObservation` is a plain snapshot of one host: the ledger it would recover
 (revision, and per operation key its state, tool and compensation intent), the compensation
 approvals it has issued, and the grant it builds compensation policies from. It is a
-:class:`~rescind.model.refinement.Snapshot`, so :meth:`Abstraction.explain` checks a host
-step exactly as it checks a worker step: z3 must find a path of the allowed model actions
+:class:`~rescind.model.refinement.abstraction.Snapshot`, so :meth:`Abstraction.explain` checks
+a host step exactly as it checks a worker step: z3 must find a path of the allowed model actions
 (or the empty path) from a state matching the first snapshot to one matching the second,
 with everything the snapshot does not observe left free.
 
@@ -36,7 +36,7 @@ from collections.abc import Mapping, Sequence
 import attrs
 import z3
 
-from rescind.model.logic import (
+from rescind.model.core.logic import (
     APPROVAL_STATUS,
     CKEY,
     FINGERPRINT,
@@ -47,9 +47,9 @@ from rescind.model.logic import (
     Expr,
     phase,
 )
-from rescind.model.prover import Path
-from rescind.model.refinement import Abstraction, GrantView
-from rescind.model.system import State
+from rescind.model.core.prover import Path
+from rescind.model.core.system import State
+from rescind.model.refinement.abstraction import Abstraction, GrantView
 
 ABSENT = "absent"
 

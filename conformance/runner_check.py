@@ -52,7 +52,7 @@ UNANSWERED: Final = "unsupported"
 class Outcome:
     status: Status
     message: str = attrs.field(default="", converter=bound)
-    """Bounded at construction (``drivertext.bound``): it may quote driver text."""
+    """Bounded at construction (``harness.text.bound``): it may quote driver text."""
     seconds: float = 0.0
     comparison: Comparison | None = None
     """A failing vector check's bounded expected/actual values and differing paths."""

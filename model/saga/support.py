@@ -1,4 +1,4 @@
-"""Shared pieces of the saga z3 checks (``saga`` and ``saga_planning``).
+"""Shared pieces of the saga z3 checks (``proofs`` and ``planning``).
 
 ``run_timed``, ``any_of``, ``UNSETTLED`` and ``NOT_HAPPENED`` are public: the refinement
 checks in ``rescind.conformance.sources.saga_model`` report through them too."""
@@ -13,7 +13,7 @@ from typing import Any
 
 import z3
 
-from rescind.model.checks import CheckResult
+from rescind.model.core.proof_check import CheckResult
 from rescind.tables.saga import EffectStatus, StateTable
 
 Table = StateTable[Any]

@@ -3,7 +3,7 @@
 The reference is observed through plain snapshots, so this module does not depend on any
 reference class. A snapshot is anything that names the indices it observes and turns itself
 into constraints on the model's state variables (:class:`Snapshot`): this module has the
-worker's (:class:`WorkerObservation`), ``refinement_host`` the host's. :class:`Abstraction`
+worker's (:class:`WorkerObservation`), ``host`` the host's. :class:`Abstraction`
 holds what every snapshot of one run shares: identifiers become distinct constants of their
 sorts, stored results become integers (equal results, equal integers), grants become model
 grants whose fingerprint is pinned to the constant of their real fingerprint.
@@ -19,7 +19,7 @@ of the model), the stored journal, liveness, lease and fence, effect and inverse
 counts per key, the authorizer's compensation counter per tool and its identity set (current
 sessions only), and the active grants; a snapshot is taken between requests, so no adapter
 call is owed. The host ledger, approvals and the wire are not observed by the worker
-snapshot (``refinement_host`` observes the first two). Each step is checked on its own (the
+snapshot (``host`` observes the first two). Each step is checked on its own (the
 unobserved variables are chosen afresh for every step).
 """
 
@@ -31,7 +31,7 @@ from typing import Any, Protocol
 import attrs
 import z3
 
-from rescind.model.logic import (
+from rescind.model.core.logic import (
     CKEY,
     FINGERPRINT,
     IDENTITY,
@@ -45,8 +45,8 @@ from rescind.model.logic import (
     make_grant,
     phase,
 )
-from rescind.model.prover import Path, search
-from rescind.model.system import State, TransitionSystem
+from rescind.model.core.prover import Path, search
+from rescind.model.core.system import State, TransitionSystem
 
 IdentityTuple = tuple[str, str, str, str, str, str]
 """(tool, key, compensation key, scope, grant fingerprint, input fingerprint)."""

@@ -14,7 +14,7 @@ from typing import Any
 
 import z3
 
-from rescind.model.logic import (
+from rescind.model.core.logic import (
     CKEY,
     FINGERPRINT,
     GRANT,
@@ -31,8 +31,8 @@ from rescind.model.logic import (
     TOOL,
     Expr,
 )
-from rescind.model.prover import Path
-from rescind.model.system import SCHEMA, State
+from rescind.model.core.prover import Path
+from rescind.model.core.system import SCHEMA, State
 
 PREFIXES = {
     KEY: "k",

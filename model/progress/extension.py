@@ -24,8 +24,9 @@ from collections.abc import Mapping
 
 import z3
 
-from rescind.model.logic import CKEY, FINGERPRINT, INPUT, SCOPE, TOOL, Expr
-from rescind.model.progress_system import (
+from rescind.model.core.logic import CKEY, FINGERPRINT, INPUT, SCOPE, TOOL, Expr
+from rescind.model.core.system import Action, Params, State, TransitionSystem
+from rescind.model.progress.fair_system import (
     HONEST_INPUT,
     TERMINAL,
     UPSTREAM,
@@ -35,7 +36,6 @@ from rescind.model.progress_system import (
     honest_request,
     restricted,
 )
-from rescind.model.system import Action, Params, State, TransitionSystem
 
 NAME = "splash-v5+compensation-reconcile"
 

@@ -13,13 +13,10 @@ A ``step`` property relates a state to its successor ("a terminal state never ch
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
-
-import attrs
 import z3
 
-from rescind.model.logic import (
+from rescind.model.core.invariant import Indices, Invariant, Lemma, StateFormula
+from rescind.model.core.logic import (
     APPROVAL_STATUS,
     CKEY,
     IDENTITY,
@@ -33,37 +30,10 @@ from rescind.model.logic import (
     phase,
     sorted_phases,
 )
-from rescind.model.system import State, TransitionSystem
-
-Indices = Mapping[str, Expr]
-StateFormula = Callable[[TransitionSystem, State, Indices], Expr]
-StepFormula = Callable[[TransitionSystem, State, State, Indices], Expr]
+from rescind.model.core.system import State, TransitionSystem
 
 ABSENT = phase("absent")
 SUCCEEDED = phase("succeeded")
-
-
-@attrs.frozen
-class Lemma:
-    name: str
-    meaning: str
-    formula: StateFormula = attrs.field(repr=False)
-
-
-@attrs.frozen
-class Invariant:
-    name: str
-    statement: str
-    rule: str
-    indices: tuple[tuple[str, Any], ...]
-    holds: StateFormula = attrs.field(repr=False)
-    strengthening: tuple[Lemma, ...] = ()
-    step: StepFormula | None = attrs.field(default=None, repr=False)
-
-    def strengthened(self, m: TransitionSystem, s: State, ix: Indices) -> Expr:
-        return z3.And(
-            [self.holds(m, s, ix), *(lemma.formula(m, s, ix) for lemma in self.strengthening)]
-        )
 
 
 def _true(m: TransitionSystem, s: State, ix: Indices) -> Expr:

@@ -15,10 +15,10 @@ import time
 
 import z3
 
-from rescind.model.checks import CheckResult
-from rescind.model.logic import Expr
-from rescind.model.progress_system import ProgressSystem, base_action
-from rescind.model.system import SCHEMA, State
+from rescind.model.core.logic import Expr
+from rescind.model.core.proof_check import CheckResult
+from rescind.model.core.system import SCHEMA, State
+from rescind.model.progress.fair_system import ProgressSystem, base_action
 
 
 def unrefined_actions(system: ProgressSystem) -> list[str]:

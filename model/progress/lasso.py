@@ -31,16 +31,9 @@ from typing import Any
 import attrs
 import z3
 
-from rescind.model.logic import TOOL, Expr
-from rescind.model.progress_system import FairFamily, ProgressSystem
-from rescind.model.prover import Path, variables_read
-from rescind.model.ranking import (
-    Hypotheses,
-    LeadsTo,
-    closed_under_every_action,
-    instantiate_with,
-)
-from rescind.model.system import (
+from rescind.model.core.logic import TOOL, Expr
+from rescind.model.core.prover import Path, variables_read
+from rescind.model.core.system import (
     JOURNAL_FIELDS,
     SCHEMA,
     State,
@@ -48,8 +41,15 @@ from rescind.model.system import (
     initial_condition,
     root_is_valid,
 )
-from rescind.model.trace import render_path
-from rescind.model.variants import SMALL_SCOPE
+from rescind.model.core.trace import render_path
+from rescind.model.progress.fair_system import FairFamily, ProgressSystem
+from rescind.model.progress.ranking import (
+    Hypotheses,
+    LeadsTo,
+    closed_under_every_action,
+    instantiate_with,
+)
+from rescind.model.safety.variants import SMALL_SCOPE
 
 StateFormula = Callable[[ProgressSystem, State, Mapping[str, Expr]], Expr]
 

@@ -21,13 +21,13 @@ from typing import Any
 
 import z3
 
-from rescind.model.checks import Check, CheckResult
-from rescind.model.saga_planning import (
+from rescind.model.core.proof_check import Check, CheckResult
+from rescind.model.saga.planning import (
     check_one_at_a_time,
     check_order,
     check_plan_excludes_unsettled,
 )
-from rescind.model.saga_support import (
+from rescind.model.saga.support import (
     Lines,
     Table,
     _each_table,

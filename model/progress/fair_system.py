@@ -1,6 +1,6 @@
 """The transition system the progress properties are checked on, and its fairness.
 
-The safety model (``rescind.model.actions``) over-approximates on purpose: any observation
+The safety model (``rescind.model.core.actions``) over-approximates on purpose: any observation
 the lifecycle table accepts may arrive at any time, and any request may reach the worker.
 That is sound for "nothing bad happens" but useless for "something good eventually
 happens": a model in which a compensation's outcome can always still arrive proves that it
@@ -39,8 +39,8 @@ from typing import Any
 import attrs
 import z3
 
-from rescind.model.actions import ACTIONS
-from rescind.model.logic import (
+from rescind.model.core.actions import ACTIONS
+from rescind.model.core.logic import (
     APPROVAL_STATUS,
     INPUT,
     KEY,
@@ -48,7 +48,7 @@ from rescind.model.logic import (
     Expr,
     phase,
 )
-from rescind.model.system import Action, ModelConfig, Params, State, TransitionSystem
+from rescind.model.core.system import Action, ModelConfig, Params, State, TransitionSystem
 from rescind.tables.operation import OPERATION_LIFECYCLE
 
 HONEST_INPUT = z3.Function("honest_input", KEY, INPUT)

@@ -32,7 +32,7 @@ from typing import Any
 import attrs
 import z3
 
-from rescind.model.logic import (
+from rescind.model.core.logic import (
     APPROVAL,
     APPROVAL_STATUS,
     BOOL,
@@ -269,7 +269,7 @@ class TransitionSystem:
     """The protocol model for one :class:`ModelConfig`."""
 
     def __init__(self, config: ModelConfig | None = None) -> None:
-        from rescind.model.actions import ACTIONS  # the catalogue imports this module
+        from rescind.model.core.actions import ACTIONS  # actions.py imports this module
 
         self.config = config or ModelConfig()
         self.logic = LifecycleLogic(self.config.lifecycle)

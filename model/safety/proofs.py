@@ -1,6 +1,6 @@
 """``rescind prove`` checks for the protocol model (group ``protocol``).
 
-One check per invariant in :mod:`rescind.model.invariants`. A check first tries the
+One check per invariant in :mod:`rescind.model.safety.invariants`. A check first tries the
 unbounded induction proof. When that fails it searches for a real counterexample from the
 initial state (bounded, small scope); a path found is reported as ``violated`` with its
 numbered trace, otherwise the result is ``unknown`` and says which induction step failed.
@@ -14,12 +14,13 @@ from types import MappingProxyType
 
 import z3
 
-from rescind.model.checks import Check, CheckResult
-from rescind.model.invariants import INVARIANTS, Invariant
-from rescind.model.prover import fresh_indices, prove, search, variables_read, violation_target
-from rescind.model.system import ModelConfig, State, TransitionSystem
-from rescind.model.trace import render_path
-from rescind.model.variants import SMALL_SCOPE
+from rescind.model.core.invariant import Invariant
+from rescind.model.core.proof_check import Check, CheckResult
+from rescind.model.core.prover import fresh_indices, prove, search, variables_read, violation_target
+from rescind.model.core.system import ModelConfig, State, TransitionSystem
+from rescind.model.core.trace import render_path
+from rescind.model.safety.invariants import INVARIANTS
+from rescind.model.safety.variants import SMALL_SCOPE
 
 WIDER_SCOPE = MappingProxyType({sort: 2 for sort in SMALL_SCOPE})
 """Tried second: two values per identifier sort (two identities, two scopes, ...)."""

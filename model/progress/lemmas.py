@@ -3,23 +3,20 @@
 They are ordinary inductive invariants, but of the progress system (honest host, no grant
 drift), not of the safety model: the safety model lets any request reach the worker, so a
 journal there may hold a compensation key the host never recorded. Each is proven on the
-system a progress check runs on before the check uses it (``rescind.model.ranking``).
+system a progress check runs on before the check uses it (``rescind.model.progress.ranking``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import z3
 
-from rescind.model.invariants import Invariant, Lemma
-from rescind.model.logic import APPROVAL_STATUS, KEY, NONCE, Expr, grant_field, phase
-from rescind.model.progress_system import HONEST_INPUT
-from rescind.model.system import State, TransitionSystem
+from rescind.model.core.invariant import Indices, Invariant, Lemma
+from rescind.model.core.logic import APPROVAL_STATUS, KEY, NONCE, Expr, grant_field, phase
+from rescind.model.core.system import State, TransitionSystem
+from rescind.model.progress.fair_system import HONEST_INPUT
 
 ABSENT = phase("absent")
 SUCCEEDED = phase("succeeded")
-Indices = Mapping[str, Expr]
 
 
 def _attachment_is_the_hosts(m: TransitionSystem, s: State, ix: Indices) -> Expr:

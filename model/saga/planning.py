@@ -7,7 +7,7 @@ CaseHub's one-at-a-time rule (SG-100: the next step is any remaining step no rem
 depends on). Whether the reference's planner and orders follow these rules is a refinement
 question, answered by ``rescind.conformance.sources.saga_model`` with the public pieces below
 (``SymbolicEffect``, ``symbolic_dag``, ``pin_graph``, ``order_admits``, ``undo_admits``). See
-``rescind.model.saga`` for how the checks are run and reported.
+``rescind.model.saga.proofs`` for how the checks are run and reported.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from typing import Any
 
 import z3
 
-from rescind.model.checks import CheckResult
-from rescind.model.saga_support import (
+from rescind.model.core.proof_check import CheckResult
+from rescind.model.saga.support import (
     NOT_HAPPENED,
     UNSETTLED,
     Graph,
