@@ -19,7 +19,7 @@ from rescind.reference.errors import RescindError
 
 REFERENCE_CAPABILITY = "rescind-reference"
 """Not an operation family: declared only here, so checks that run the reference's own code
-in process (``source_saga_refinement``) apply to this driver and to no other implementation."""
+in process (``sources.saga_refinement``) apply to this driver and to no other implementation."""
 
 
 def handle(message: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Every explored vocabulary, in run order (``source_explore`` makes one check of each)."""
+"""Every explored vocabulary, in run order (``sources.exploration`` makes one check of each)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Differential exploration of journal/authorizer call sequences (the engine is
-``explore_engine``): any disagreement in a result, an error code or the serialized journal
+``explore.engine``): any disagreement in a result, an error code or the serialized journal
 is shrunk to a minimal trace and saved as a replay file.
 
 Traces use the ``journal.trace`` vocabulary of docs/spec/journal.md, so a replay file is an
@@ -385,7 +385,7 @@ JOURNAL_AREA = Area(
 def explore(
     driver: Driver, examples: int, seed: int = 0, *, database: ExampleDatabase | None = None
 ) -> ExplorationResult:
-    """Journal/authorizer exploration (see ``explore_engine.explore``)."""
+    """Journal/authorizer exploration (see ``explore.engine.explore``)."""
     return explore_area(driver, JOURNAL_AREA, examples, seed, database=database)
 
 

@@ -3,7 +3,7 @@ vector generators (a vector's expected value *is* the reference's answer to its 
 
 An operation takes the request's ``args`` object and returns a result object, or raises a
 ``RescindError`` (reported as ``{"error": {"code", "definite"}}``). Each operation module
-declares its operations (``OPERATIONS``, see ``opspec``) under one capability name.
+declares its operations (``OPERATIONS``, see ``ops.spec``) under one capability name.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ expectation comes from, with a citation) and belongs to one number ``profile``: 
 (``input.profile``, or ``input.setup.profile`` for traces) belongs to that one. Drivers that
 do not declare a test's profile get it as not-applicable.
 
-On export (``vectortool.self_describing``) the header gains ``informativeKeys`` and each
+On export (``vectors.tool.self_describing``) the header gains ``informativeKeys`` and each
 group its ``capability`` and ``operation`` or ``operationFromInput``, so a runner needs no
 other file to send the tests. Vector files are written by ``rescind vectors export`` only;
 the bytes are a pure function of the reference, so regeneration is byte-identical.

@@ -2,7 +2,7 @@
 
 Hypothesis draws now and then a literal from the source of any loaded module outside
 site-packages (with Rescind installed editable, that is every Rescind module); exploration
-turns that off (``explore_engine._without_local_constants``), else ``rescind check``, a worker
+turns that off (``explore.engine._without_local_constants``), else ``rescind check``, a worker
 process and the pytest plugin would explore different traces for one seed."""
 
 from __future__ import annotations

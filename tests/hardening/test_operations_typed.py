@@ -1,6 +1,6 @@
 """In process, every operation answers unreadable args with a typed error, as the driver does.
 
-The pytest plugin and in-process adapters call ``operations.run`` directly, so a missing or
+The pytest plugin and in-process adapters call ``ops.registry.run`` directly, so a missing or
 mistyped argument must come back as ``bad_request`` there too, not as a KeyError or TypeError.
 """
 

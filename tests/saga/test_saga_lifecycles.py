@@ -1,4 +1,5 @@
-"""The lifecycle tables as data (lifecycles.py) and their JSON entry points (documents.py)."""
+"""The lifecycle tables as data (``rescind.tables.saga``) and their JSON entry points
+(``rescind.conformance.interpreters.saga_documents``)."""
 
 from __future__ import annotations
 
