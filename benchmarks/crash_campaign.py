@@ -71,7 +71,7 @@ from rescind.reference.host.compensation import (
 from rescind.reference.host.engine import WorkflowEngine
 from rescind.reference.host.host_frames import PreparedFrame
 from rescind.reference.host.ledger import WorkflowOperationLedger
-from rescind.reference.host.session import HostLedgerDriver
+from rescind.reference.host.ledger_driver import HostLedgerDriver
 from rescind.reference.manifest import SessionManifest
 from rescind.reference.messages import (
     OperationCompensationRequest,

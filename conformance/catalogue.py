@@ -17,13 +17,13 @@ from rescind.conformance.runner_check import Check, Outcome, Status
 from rescind.conformance.sources import canonical_fast as source_canonical_fast
 from rescind.conformance.sources import exploration as source_explore
 from rescind.conformance.sources import saga_refinement as source_saga_refinement
-from rescind.conformance.sources.proofs import ProofRunner
-from rescind.conformance.sources.spec import (
+from rescind.conformance.sources.options import (
     EXPLORATION,
     CheckSource,
     DriverFactory,
     SourceOptions,
 )
+from rescind.conformance.sources.proofs import ProofRunner
 from rescind.conformance.vectors.checks import vector_checks
 
 

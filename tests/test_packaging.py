@@ -114,11 +114,11 @@ def test_registries_name_every_module_of_their_kind() -> None:
     # each folder's modules, less the ones that hold the registry or what its entries share
     assert stems(operations.OPERATION_MODULES) == modules("conformance/ops") - {
         "registry",
-        "spec",
+        "declaration",
         "schemas",
     }
     assert stems(SOURCES) == modules("conformance/sources") - {
-        "spec",
+        "options",
         "proofs",
         "saga_model",
         "parallel",

@@ -42,7 +42,7 @@ from rescind.reference.grants import CapabilityGrant
 from rescind.reference.host.compensation import WorkflowCompensationTarget
 from rescind.reference.host.engine import WorkflowEngine
 from rescind.reference.host.host_frames import PreparedFrame
-from rescind.reference.host.session import HostLedgerDriver
+from rescind.reference.host.ledger_driver import HostLedgerDriver
 from rescind.reference.manifest import SessionManifest
 from rescind.reference.storage.authenticated import AuthenticatedStore
 from rescind.reference.storage.memory import MemoryBackend

@@ -28,7 +28,7 @@ from rescind.reference.host.compensation import (
     WorkflowCompensationTarget,
 )
 from rescind.reference.host.engine import WorkflowEngine
-from rescind.reference.host.host_frames import PreparedFrame
+from rescind.reference.host.host_frames import DispatchOutcome, PreparedFrame
 from rescind.reference.host.plan import WorkflowPlan
 from rescind.reference.messages import (
     OperationCompensationRequest,
@@ -46,11 +46,14 @@ from rescind.reference.worker_message import (
     WorkerMessage,
     message_json,
 )
+from rescind.tables.operation import Phase
 
 AnyRequest = OperationDispatchRequest | OperationReconcileRequest | OperationCompensationRequest
 AnyResult = OperationReconcileResult | OperationCompensationResult
 Getter = Callable[[object, type[Any]], Any]
 Texter = Callable[[object], str]
+Handler = Callable[[WorkflowEngine], Callable[..., Any]]
+"""Picks the engine's handler method a trace step calls (the engine is the step's own)."""
 
 _DEFAULT_REPLY = {
     OperationDispatchRequest: "operation_result",
@@ -271,48 +274,49 @@ class FrameCalls(TraceBase):
             self._frame(args["frame"]),
         )
 
-    def do_apply_dispatch_result(self, args: Mapping[str, Json]) -> Json:
+    def _apply_reply(self, args: Mapping[str, Json], handler: Handler) -> Any:
+        """A worker's reply frame to a prepared request, applied by ``handler`` of the engine."""
         engine, plan, ledger = self.context(args)
         request, session, frame = self._apply_args(args)
-        outcome = engine.operations.apply_authenticated_operation_dispatch_result(
-            plan, ledger, request, session, frame
+        return handler(engine)(plan, ledger, request, session, frame)
+
+    def _apply_verified(self, args: Mapping[str, Json], handler: Handler) -> Json:
+        """A result applied without a frame (``request`` may be edited), by ``handler``."""
+        engine, plan, ledger = self.context(args)
+        request = request_arg(args["request"], self.get, self.text)
+        result = result_arg(args["result"], self.get, self.text)
+        state: Phase = handler(engine)(plan, ledger, request, result)
+        return state.value
+
+    def do_apply_dispatch_result(self, args: Mapping[str, Json]) -> Json:
+        outcome: DispatchOutcome = self._apply_reply(
+            args, lambda e: e.operations.apply_authenticated_operation_dispatch_result
         )
         return outcome.state.value
 
     def do_apply_reconciliation(self, args: Mapping[str, Json]) -> Json:
-        engine, plan, ledger = self.context(args)
-        request, session, frame = self._apply_args(args)
-        return engine.operations.apply_authenticated_operation_reconciliation(
-            plan, ledger, request, session, frame
-        ).value
+        state: Phase = self._apply_reply(
+            args, lambda e: e.operations.apply_authenticated_operation_reconciliation
+        )
+        return state.value
 
     def do_apply_compensation(self, args: Mapping[str, Json]) -> Json:
-        engine, plan, ledger = self.context(args)
-        request, session, frame = self._apply_args(args)
-        return engine.compensations.apply_authenticated_operation_compensation(
-            plan, ledger, request, session, frame
-        ).value
+        state: Phase = self._apply_reply(
+            args, lambda e: e.compensations.apply_authenticated_operation_compensation
+        )
+        return state.value
 
     def do_apply_verified_dispatch_result(self, args: Mapping[str, Json]) -> Json:
-        engine, plan, ledger = self.context(args)
-        request = request_arg(args["request"], self.get, self.text)
-        result = result_arg(args["result"], self.get, self.text)
-        return engine.operations.apply_verified_operation_dispatch_result(
-            plan, ledger, request, result
-        ).value
+        return self._apply_verified(
+            args, lambda e: e.operations.apply_verified_operation_dispatch_result
+        )
 
     def do_apply_verified_reconciliation(self, args: Mapping[str, Json]) -> Json:
-        engine, plan, ledger = self.context(args)
-        request = request_arg(args["request"], self.get, self.text)
-        result = result_arg(args["result"], self.get, self.text)
-        return engine.operations.apply_verified_operation_reconciliation(
-            plan, ledger, request, result
-        ).value
+        return self._apply_verified(
+            args, lambda e: e.operations.apply_verified_operation_reconciliation
+        )
 
     def do_apply_verified_compensation(self, args: Mapping[str, Json]) -> Json:
-        engine, plan, ledger = self.context(args)
-        request = request_arg(args["request"], self.get, self.text)
-        result = result_arg(args["result"], self.get, self.text)
-        return engine.compensations.apply_verified_operation_compensation(
-            plan, ledger, request, result
-        ).value
+        return self._apply_verified(
+            args, lambda e: e.compensations.apply_verified_operation_compensation
+        )

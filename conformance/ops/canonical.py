@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from rescind.conformance.ops.spec import BadRequest, Declared, arg
+from rescind.conformance.ops.declaration import BadRequest, Declared, arg
 from rescind.reference.digests import host_input_fingerprint, worker_input_fingerprint
 from rescind.reference.jsonparse import parse_json
 from rescind.reference.numbers import NumberMode

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rescind.conformance.interpreters.compensation_reconcile import run_compensation_reconcile
-from rescind.conformance.ops.spec import Declared, arg
+from rescind.conformance.ops.declaration import Declared, arg
 
 
 def compensation_reconcile(args: Mapping[str, Any]) -> dict[str, Any]:

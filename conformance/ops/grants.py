@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rescind.conformance.interpreters import grant_ops
-from rescind.conformance.ops.spec import Declared, Operation
+from rescind.conformance.ops.declaration import Declared, Operation
 
 
 def _asking(name: str) -> Operation:

@@ -3,7 +3,7 @@ vector generators (a vector's expected value *is* the reference's answer to its 
 
 An operation takes the request's ``args`` object and returns a result object, or raises a
 ``RescindError`` (reported as ``{"error": {"code", "definite"}}``). Each operation module
-declares its operations (``OPERATIONS``, see ``ops.spec``) under one capability name.
+declares its operations (``OPERATIONS``, see ``ops.declaration``) under one capability name.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from rescind.conformance.ops import saga as op_saga
 from rescind.conformance.ops import session as op_session
 from rescind.conformance.ops import storage as op_storage
 from rescind.conformance.ops import worker as op_worker
-from rescind.conformance.ops.spec import BadRequest, Declared, Operation, arg, raising
+from rescind.conformance.ops.declaration import BadRequest, Declared, Operation, arg, raising
 from rescind.reference.errors import RescindError
 
 OPERATION_MODULES = (

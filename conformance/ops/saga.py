@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from rescind.conformance.interpreters import saga_documents as documents
-from rescind.conformance.ops.spec import Declared, Operation
+from rescind.conformance.ops.declaration import Declared, Operation
 
 GROUP_OPERATIONS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "plan": documents.plan_document,

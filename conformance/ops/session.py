@@ -8,7 +8,7 @@ from typing import Any
 
 from rescind.conformance.interpreters.host_scenario import run_host_scenario
 from rescind.conformance.interpreters.worker_scenario import run_scenario
-from rescind.conformance.ops.spec import Declared, arg
+from rescind.conformance.ops.declaration import Declared, arg
 
 
 def worker_scenario(args: Mapping[str, Any]) -> dict[str, Any]:

@@ -4,7 +4,7 @@ traces (each trace is one request; its result holds one outcome per step)."""
 from __future__ import annotations
 
 from rescind.conformance.interpreters import storage_harness as harness
-from rescind.conformance.ops.spec import Declared, raising
+from rescind.conformance.ops.declaration import Declared, raising
 
 OPERATIONS = (
     Declared("storage.tag", "storage", raising(harness.run_tag)),

@@ -6,7 +6,7 @@ from __future__ import annotations
 from rescind.conformance.interpreters import frame_trace, worker_trace
 from rescind.conformance.interpreters.frame_lines import run_bootstrap, run_message, run_tag
 from rescind.conformance.interpreters.journal_load import load_journal
-from rescind.conformance.ops.spec import Declared, raising
+from rescind.conformance.ops.declaration import Declared, raising
 
 OPERATIONS = (
     Declared("journal.trace", "journal", worker_trace.run_trace),

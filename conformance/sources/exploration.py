@@ -16,7 +16,7 @@ from rescind.conformance.explore.engine import Area, explore, save_replay
 from rescind.conformance.explore.sharding import area_seed
 from rescind.conformance.harness import Driver
 from rescind.conformance.runner_check import Check, Outcome, Status
-from rescind.conformance.sources.spec import EXPLORATION, DriverFactory, SourceOptions
+from rescind.conformance.sources.options import EXPLORATION, DriverFactory, SourceOptions
 
 DEFAULT_EXAMPLES = 200
 """Traces per area (split across shards)."""

@@ -22,7 +22,7 @@ import attrs
 
 from rescind.conformance.harness import Driver
 from rescind.conformance.runner_check import Check, Outcome
-from rescind.conformance.sources.spec import EXPLORATION, SourceOptions
+from rescind.conformance.sources.options import EXPLORATION, SourceOptions
 
 
 @attrs.frozen

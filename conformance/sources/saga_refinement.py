@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from rescind.conformance.driver import REFERENCE_CAPABILITY
 from rescind.conformance.harness import Driver
 from rescind.conformance.runner_check import Check, Outcome
-from rescind.conformance.sources.spec import DriverFactory, SourceOptions
+from rescind.conformance.sources.options import DriverFactory, SourceOptions
 from rescind.model.core.proof_check import CheckResult
 
 if TYPE_CHECKING:

@@ -173,6 +173,25 @@ Target = Callable[[TransitionSystem, State, State, dict[str, Expr]], Expr]
 Start = Callable[[State], Expr]
 
 
+def take_one(
+    solver: z3.Solver, current: State, steps: Sequence[Step], position: int
+) -> tuple[tuple[z3.BoolRef, ...], State]:
+    """Exactly one of ``steps`` is taken at ``position``: one selector flag per step (exactly
+    one true, its step enabled) and the successor state, in which each variable is the taken
+    step's value where that step writes it and keeps its value otherwise."""
+    chosen = tuple(z3.Bool(f"step|{position}|{step.action.name}") for step in steps)
+    solver.add(z3.PbEq([(flag, 1) for flag in chosen], 1))
+    solver.add(*[z3.Implies(flag, step.enabled) for flag, step in zip(chosen, steps, strict=True)])
+    values = {}
+    for name in SCHEMA:
+        value = current[name]
+        for flag, step in zip(chosen, steps, strict=True):
+            if name in step.written:
+                value = z3.If(flag, step.post[name], value)
+        values[name] = value
+    return chosen, State(values)
+
+
 def search(
     system: TransitionSystem,
     target: Target,
@@ -240,19 +259,7 @@ def search(
                     solver.add(root_is_valid(states[0], value))
                 if value.sort() in choices and name not in step.action.hidden_params:
                     solver.add(z3.Or([value == option for option in choices[value.sort()]]))
-        chosen = tuple(z3.Bool(f"step|{position}|{step.action.name}") for step in steps)
-        solver.add(z3.PbEq([(flag, 1) for flag in chosen], 1))
-        solver.add(
-            *[z3.Implies(flag, step.enabled) for flag, step in zip(chosen, steps, strict=True)]
-        )
-        values = {}
-        for name in SCHEMA:
-            value = current[name]
-            for flag, step in zip(chosen, steps, strict=True):
-                if name in step.written:
-                    value = z3.If(flag, step.post[name], value)
-            values[name] = value
-        following = State(values)
+        chosen, following = take_one(solver, current, steps, position)
         states.append(following)
         selectors.append(chosen)
         all_steps.append(steps)

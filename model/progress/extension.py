@@ -27,14 +27,15 @@ import z3
 from rescind.model.core.logic import CKEY, FINGERPRINT, INPUT, SCOPE, TOOL, Expr
 from rescind.model.core.system import Action, Params, State, TransitionSystem
 from rescind.model.progress.fair_system import (
-    HONEST_INPUT,
     TERMINAL,
     UPSTREAM,
     FairFamily,
     ProgressProfile,
     base_action,
+    honest_compensation,
     honest_request,
     restricted,
+    terminal_only,
 )
 
 NAME = "splash-v5+compensation-reconcile"
@@ -74,19 +75,8 @@ RECONCILE_COMPENSATION: Action = restricted(
 )
 
 
-def _terminal_answer(m: TransitionSystem, s: State, p: Params) -> dict[str, Expr]:
-    return {"terminal_answer": z3.Or([p["observed"] == value for value in TERMINAL])}
-
-
 def _answers(m: TransitionSystem, s: State, ix: Mapping[str, Expr]) -> list[dict[str, Expr]]:
-    key = ix["k"]
-    honest = {
-        "tool": s["host.tool"][key],
-        "cmp_key": s["host.cmp_key"][key],
-        "scope": s["host.cmp_scope"][key],
-        "fp": s["host.cmp_fp"][key],
-        "input": HONEST_INPUT(key),
-    }
+    honest = honest_compensation(s, ix["k"])
     return [{**honest, "observed": value} for value in TERMINAL]
 
 
@@ -96,7 +86,7 @@ COMPENSATION_RECONCILIATION_ANSWERS = FairFamily(
     "the host keeps reconciling a compensation without a terminal result, and the adapter, "
     "asked again and again, eventually reports a terminal status (extension)",
     "key",
-    _terminal_answer,
+    terminal_only,
     _answers,
 )
 

@@ -102,8 +102,22 @@ def in_sequence(name: str, summary: str, first: Action, second: Action) -> Actio
     )
 
 
+def honest_compensation(s: State, key: Expr) -> dict[str, Expr]:
+    """The fields of the compensation request an honest host sends for ``key``: the recorded
+    intent (tool, compensation key, scope, grant fingerprint) and the honest input."""
+    return {
+        "tool": s["host.tool"][key],
+        "cmp_key": s["host.cmp_key"][key],
+        "scope": s["host.cmp_scope"][key],
+        "fp": s["host.cmp_fp"][key],
+        "input": HONEST_INPUT(key),
+    }
+
+
 def honest_request(m: TransitionSystem, s: State, p: Params) -> dict[str, Expr]:
     """The request carries exactly the host's recorded intent for ``key``."""
+    # The fields of ``honest_compensation``, written out: building them through it creates
+    # the z3 terms in another order, and z3 then reports another (equally valid) lasso.
     key = p["key"]
     return {
         "host_recorded_intent": s["host.cmp"][key] != ABSENT,
@@ -253,19 +267,13 @@ def _observed_any(observed: Sequence[Expr]) -> Witnesses:
     return found
 
 
-def _terminal_only(m: TransitionSystem, s: State, p: Params) -> dict[str, Expr]:
+def terminal_only(m: TransitionSystem, s: State, p: Params) -> dict[str, Expr]:
+    """The extra guard of a fair family whose answer is a terminal outcome."""
     return {"terminal_answer": z3.Or([p["observed"] == value for value in TERMINAL])}
 
 
 def _honest_witness(m: TransitionSystem, s: State, ix: Mapping[str, Expr]) -> list[dict[str, Expr]]:
-    key = ix["k"]
-    values = {
-        "tool": s["host.tool"][key],
-        "cmp_key": s["host.cmp_key"][key],
-        "scope": s["host.cmp_scope"][key],
-        "fp": s["host.cmp_fp"][key],
-        "input": HONEST_INPUT(key),
-    }
+    values = honest_compensation(s, ix["k"])
     if "n" in ix:
         values["nonce"] = ix["n"]
     return [values]
@@ -297,7 +305,7 @@ UPSTREAM_FAIRNESS: tuple[FairFamily, ...] = (
         "the host keeps reconciling an original without a terminal result, and the adapter, "
         "asked again and again, eventually reports a terminal status",
         "key",
-        _terminal_only,
+        terminal_only,
         _observed_any(TERMINAL),
     ),
     FairFamily("worker_replies", "reply", "the worker sends each stored outcome", "key"),
@@ -306,7 +314,7 @@ UPSTREAM_FAIRNESS: tuple[FairFamily, ...] = (
         "apply_result",
         "the host applies each terminal result the worker sent",
         "key",
-        _terminal_only,
+        terminal_only,
         _observed_any(TERMINAL),
     ),
     FairFamily(
@@ -344,7 +352,7 @@ UPSTREAM_FAIRNESS: tuple[FairFamily, ...] = (
         "apply_compensation_result",
         "the host applies each terminal compensation result the worker sent",
         "key",
-        _terminal_only,
+        terminal_only,
         _result_witness,
     ),
     FairFamily("session_restarts", "restart", "a crashed session is replaced"),

@@ -31,17 +31,16 @@ from typing import Any
 import attrs
 import z3
 
+from rescind.model.core.counterexample import render_path
 from rescind.model.core.logic import TOOL, Expr
-from rescind.model.core.prover import Path, variables_read
+from rescind.model.core.prover import Path, take_one, variables_read
 from rescind.model.core.system import (
     JOURNAL_FIELDS,
-    SCHEMA,
     State,
     Step,
     initial_condition,
     root_is_valid,
 )
-from rescind.model.core.trace import render_path
 from rescind.model.progress.fair_system import FairFamily, ProgressSystem
 from rescind.model.progress.ranking import (
     Hypotheses,
@@ -142,17 +141,7 @@ class Unrolling:
                 for value in step.params.values():
                     if value.sort() == TOOL:
                         self.solver.add(root_is_valid(first, value))
-            chosen = tuple(z3.Bool(f"step|{position}|{step.action.name}") for step in steps)
-            self.solver.add(z3.PbEq([(flag, 1) for flag in chosen], 1))
-            self.solver.add(*[z3.Implies(f, s.enabled) for f, s in zip(chosen, steps, strict=True)])
-            values = {}
-            for name in SCHEMA:
-                value = current[name]
-                for flag, step in zip(chosen, steps, strict=True):
-                    if name in step.written:
-                        value = z3.If(flag, step.post[name], value)
-                values[name] = value
-            following = State(values)
+            chosen, following = take_one(self.solver, current, steps, position)
             self.solver.add(*hyp.assumed(following))
             self.states.append(following)
             self.selectors.append(chosen)

@@ -84,6 +84,16 @@ def _host_has_outcome(m: ProgressSystem, s: State, ix: Indices) -> Expr:
     return _terminal(m, s["host.op"][ix["k"]])
 
 
+SESSION_DOWN = Stage(
+    "session_down",
+    "no live session",
+    lambda m, s, ix: z3.Not(s["worker.live"]),
+    ("session_restarts",),
+)
+"""The stage farthest from the goal, shared by the properties that wait on a session: with no
+live session, what fairness owes is a restart."""
+
+
 ORIGINAL = LeadsTo(
     indices=(("k", KEY),),
     trigger=_durably_admitted,
@@ -126,12 +136,7 @@ ORIGINAL = LeadsTo(
             lambda m, s, ix: z3.And(s["worker.live"], _unsettled(s["mem.op"][ix["k"]])),
             ("adapter_called",),
         ),
-        Stage(
-            "session_down",
-            "no live session",
-            lambda m, s, ix: z3.Not(s["worker.live"]),
-            ("session_restarts",),
-        ),
+        SESSION_DOWN,
     ),
     supports=(
         invariant("effect_requires_durable_admission"),
@@ -271,12 +276,7 @@ COMPENSATION = LeadsTo(
             lambda m, s, ix: z3.And(s["worker.live"], _cmp(s, "mem", ix) == ABSENT),
             ("host_sends_compensation",),
         ),
-        Stage(
-            "session_down",
-            "no live session",
-            lambda m, s, ix: z3.Not(s["worker.live"]),
-            ("session_restarts",),
-        ),
+        SESSION_DOWN,
     ),
     supports=(
         invariant("host_worker_terminal_agreement"),

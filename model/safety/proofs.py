@@ -14,11 +14,11 @@ from types import MappingProxyType
 
 import z3
 
+from rescind.model.core.counterexample import render_path
 from rescind.model.core.invariant import Invariant
 from rescind.model.core.proof_check import Check, CheckResult
 from rescind.model.core.prover import fresh_indices, prove, search, variables_read, violation_target
 from rescind.model.core.system import ModelConfig, State, TransitionSystem
-from rescind.model.core.trace import render_path
 from rescind.model.safety.invariants import INVARIANTS
 from rescind.model.safety.variants import SMALL_SCOPE
 

@@ -23,7 +23,7 @@ from rescind.conformance.harness import InProcessDriver
 from rescind.conformance.interpreters import host_scenario
 from rescind.conformance.ops import registry as operations
 from rescind.reference.host.ledger import WorkflowOperationLedger
-from rescind.reference.host.session import HostLedgerDriver
+from rescind.reference.host.ledger_driver import HostLedgerDriver
 
 
 def test_the_area_is_explored_by_rescind_check() -> None:

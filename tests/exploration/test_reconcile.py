@@ -21,7 +21,7 @@ from rescind.conformance.harness import InProcessDriver
 from rescind.conformance.ops import registry as operations
 from rescind.conformance.runner import run_checks
 from rescind.conformance.sources.exploration import exploration_checks
-from rescind.conformance.sources.spec import SourceOptions
+from rescind.conformance.sources.options import SourceOptions
 
 
 def test_the_area_is_explored_by_rescind_check() -> None:

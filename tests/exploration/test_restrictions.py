@@ -20,7 +20,7 @@ from rescind.conformance.explore.worker import JOURNAL_AREA, authorized_traces
 from rescind.conformance.harness import InProcessDriver
 from rescind.conformance.ops import registry as operations
 from rescind.conformance.sources.exploration import _check
-from rescind.conformance.sources.spec import SourceOptions
+from rescind.conformance.sources.options import SourceOptions
 from tests.conformance.partial_drivers import (
     forgets_duplicates,
     restricted,

@@ -16,7 +16,7 @@ from rescind.reference.host.compensation import (
 )
 from rescind.reference.host.engine import WorkflowEngine
 from rescind.reference.host.events import CompensationApproved
-from rescind.reference.host.session import HostLedgerDriver
+from rescind.reference.host.ledger_driver import HostLedgerDriver
 from rescind.reference.manifest import SessionManifest
 from rescind.reference.payload import ToolPayload
 from rescind.reference.storage.authenticated import AuthenticatedStore

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from rescind.conformance.sources import canonical_fast as source_canonical_fast
-from rescind.conformance.sources.spec import SourceOptions
+from rescind.conformance.sources.options import SourceOptions
 from rescind.reference import canonical_fast
 from rescind.reference.numbers import NumberMode
 from rescind.reference.payload_format import PayloadFormat

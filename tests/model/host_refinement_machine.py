@@ -49,8 +49,8 @@ from rescind.reference.host.compensation import (
 from rescind.reference.host.engine import WorkflowEngine
 from rescind.reference.host.host_frames import PreparedFrame
 from rescind.reference.host.ledger import WorkflowOperationLedger
+from rescind.reference.host.ledger_driver import HostLedgerDriver, LedgerRecordMissing
 from rescind.reference.host.plan import IdCounter
-from rescind.reference.host.session import HostLedgerDriver, LedgerRecordMissing
 from rescind.reference.messages import (
     OperationCompensationRequest,
     OperationCompensationResult,

@@ -7,9 +7,9 @@ import re
 
 import pytest
 
+from rescind.model.core.counterexample import render_path
 from rescind.model.core.prover import search, violation_target
 from rescind.model.core.system import TransitionSystem
-from rescind.model.core.trace import render_path
 from rescind.model.safety.invariants import INVARIANTS, invariant
 from rescind.model.safety.proofs import run_invariant
 from rescind.model.safety.variants import BROKEN_VARIANTS, WITNESSES, BrokenVariant, Witness

@@ -10,8 +10,8 @@ import pytest
 
 from rescind.conformance.runner_check import Check
 from rescind.conformance.sources import saga_model, saga_refinement
+from rescind.conformance.sources.options import SourceOptions
 from rescind.conformance.sources.proofs import ProofCache
-from rescind.conformance.sources.spec import SourceOptions
 from rescind.model.core.proof_check import CheckResult
 
 PLANNER = "refinement.saga.plan-excludes-unsettled"

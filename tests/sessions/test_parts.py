@@ -12,8 +12,8 @@ from rescind.conformance.interpreters.doubles import FaultyJournalStore
 from rescind.conformance.interpreters.host_scenario import LEDGER_RECORD
 from rescind.reference.errors import error_registry
 from rescind.reference.host.engine import WorkflowEngine
+from rescind.reference.host.ledger_driver import HostLedgerDriver, LedgerRecordMissing
 from rescind.reference.host.plan import IdCounter
-from rescind.reference.host.session import HostLedgerDriver, LedgerRecordMissing
 from rescind.reference.payload import ToolPayload
 from rescind.reference.protocol_errors import InvalidToken, OutputTooLarge
 from rescind.reference.storage.authenticated import AuthenticatedStore

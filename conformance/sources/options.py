@@ -1,5 +1,5 @@
 """What a check source is given: a way to start the driver under test, and the run's options.
-Sources (``source_*`` modules) depend on this, never on the catalogue that lists them."""
+Sources (the modules of ``sources``) depend on this, never on the catalogue that lists them."""
 
 from __future__ import annotations
 

@@ -49,6 +49,12 @@ from rescind.reference.storage.tag import RecordKey
 from rescind.tables.operation import Phase
 
 T = TypeVar("T")
+Sent = TypeVar(
+    "Sent", OperationDispatchRequest, OperationReconcileRequest, OperationCompensationRequest
+)
+ApplyReply = Callable[
+    [WorkflowPlan, WorkflowOperationLedger, Sent, SessionAuthenticator, AuthenticatedFrame], T
+]
 
 
 class HostDriverError(RescindError):
@@ -196,6 +202,18 @@ class HostLedgerDriver:
         self._write(snapshot)
         return value
 
+    def _apply_reply(
+        self,
+        apply: ApplyReply[Sent, T],
+        prepared: PreparedFrame[Sent],
+        authenticator: SessionAuthenticator,
+        frame: AuthenticatedFrame,
+    ) -> T:
+        """The worker's reply to a frame this driver sealed, applied as one ``_change``."""
+        return self._change(
+            lambda: apply(self.plan, self.ledger, prepared.request, authenticator, frame)
+        )
+
     def _send(self, seal: Callable[[], T]) -> T:
         self._require_persisted()
         try:
@@ -236,13 +254,8 @@ class HostLedgerDriver:
         authenticator: SessionAuthenticator,
         frame: AuthenticatedFrame,
     ) -> Phase:
-        return self._change(
-            lambda: (
-                self.engine.operations.apply_authenticated_operation_dispatch_result(
-                    self.plan, self.ledger, prepared.request, authenticator, frame
-                ).state
-            )
-        )
+        apply = self.engine.operations.apply_authenticated_operation_dispatch_result
+        return self._apply_reply(apply, prepared, authenticator, frame).state
 
     def reconcile(
         self,
@@ -263,11 +276,8 @@ class HostLedgerDriver:
         authenticator: SessionAuthenticator,
         frame: AuthenticatedFrame,
     ) -> Phase:
-        return self._change(
-            lambda: self.engine.operations.apply_authenticated_operation_reconciliation(
-                self.plan, self.ledger, prepared.request, authenticator, frame
-            )
-        )
+        apply = self.engine.operations.apply_authenticated_operation_reconciliation
+        return self._apply_reply(apply, prepared, authenticator, frame)
 
     # -- compensation ----------------------------------------------------------------------
 
@@ -315,11 +325,8 @@ class HostLedgerDriver:
         authenticator: SessionAuthenticator,
         frame: AuthenticatedFrame,
     ) -> Phase:
-        return self._change(
-            lambda: self.engine.compensations.apply_authenticated_operation_compensation(
-                self.plan, self.ledger, prepared.request, authenticator, frame
-            )
-        )
+        apply = self.engine.compensations.apply_authenticated_operation_compensation
+        return self._apply_reply(apply, prepared, authenticator, frame)
 
     # -- extension: compensation reconciliation (CR-10) ------------------------------------
 
@@ -346,10 +353,5 @@ class HostLedgerDriver:
         authenticator: SessionAuthenticator,
         frame: AuthenticatedFrame,
     ) -> Phase:
-        return self._change(
-            lambda: (
-                self.engine.compensation_reconcile.apply_authenticated_compensation_reconciliation(
-                    self.plan, self.ledger, prepared.request, authenticator, frame
-                )
-            )
-        )
+        apply = self.engine.compensation_reconcile.apply_authenticated_compensation_reconciliation
+        return self._apply_reply(apply, prepared, authenticator, frame)
