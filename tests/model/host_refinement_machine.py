@@ -28,7 +28,7 @@ from hypothesis.errors import InvalidArgument
 from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule
 
 from rescind.conformance.interpreters.trace_support import ScriptedVerifier
-from rescind.model.refinement.abstraction import Abstraction, GrantView, describe
+from rescind.model.refinement.abstraction import Abstraction, describe
 from rescind.model.refinement.host import (
     ApprovalView,
     HostCompensationView,
@@ -70,6 +70,7 @@ from rescind.reference.worker_message import (
     ReconciledOperation,
     WorkerMessage,
 )
+from tests.model.grant_views import grant_view
 
 TOOL = "release.publish"
 SCOPE = "tenant-release"
@@ -151,19 +152,6 @@ class FaultyLedgerStore(AuthenticatedStore):
         if fault == "lost_ack":
             raise StoreOutcomeUnknown(operation="write", reason="injected")
         return record
-
-
-def grant_view(grant: CapabilityGrant) -> GrantView:
-    return GrantView(
-        grant.tool,
-        grant.format is PayloadFormat.JSON,
-        grant.max_calls,
-        grant.max_input_bytes,
-        grant.max_output_bytes,
-        grant.max_compensations,
-        frozenset(f"{r.kind.value}:{r.id}" for r in grant.resources),
-        grant.compensation_fingerprint(),
-    )
 
 
 class HostRefinementMachine(RuleBasedStateMachine):

@@ -27,7 +27,6 @@ from rescind.model.refinement.abstraction import (
     JOURNAL_STEPS,
     Abstraction,
     CompensationView,
-    GrantView,
     RecordView,
     WorkerObservation,
     authorizer_identities,
@@ -61,6 +60,7 @@ from rescind.reference.worker_message import (
     ReconcileOperation,
     WorkerMessage,
 )
+from tests.model.grant_views import grant_view
 
 TOOL = "text.echo"
 SCOPE = "tenant"
@@ -120,19 +120,6 @@ def _record_view(record: OperationRecord) -> RecordView:
 
 def _journal_view(journal: WorkerOperationJournal) -> dict[str, RecordView]:
     return {record.operation_key: _record_view(record) for record in journal.records}
-
-
-def _grant_view(grant: CapabilityGrant) -> GrantView:
-    return GrantView(
-        grant.tool,
-        grant.format is PayloadFormat.JSON,
-        grant.max_calls,
-        grant.max_input_bytes,
-        grant.max_output_bytes,
-        grant.max_compensations,
-        frozenset(f"{r.kind.value}:{r.id}" for r in grant.resources),
-        grant.compensation_fingerprint(),
-    )
 
 
 class RefinementMachine(RuleBasedStateMachine):
@@ -209,7 +196,7 @@ class RefinementMachine(RuleBasedStateMachine):
         calls = Counter((call.kind, call.operation_key) for call in self.adapter.calls)
         effects = {key: calls[("dispatch", key)] for key in KEYS}
         inverse = {key: calls[("compensate", key)] for key in KEYS}
-        grants = {TOOL: _grant_view(self.grant)}
+        grants = {TOOL: grant_view(self.grant)}
         if current and not self.session.poisoned:
             used = {TOOL: self.session.authorizer.compensations_for(TOOL)}
             return WorkerObservation(
@@ -345,7 +332,7 @@ TestReferenceRefinesModel = RefinementMachine.TestCase
 
 def _empty(**changes: Any) -> WorkerObservation:
     base = WorkerObservation(
-        SCOPE, {}, {}, True, 1, 1, {}, {}, {TOOL: 0}, {TOOL: _grant_view(ROOT_GRANT)}, frozenset()
+        SCOPE, {}, {}, True, 1, 1, {}, {}, {TOOL: 0}, {TOOL: grant_view(ROOT_GRANT)}, frozenset()
     )
     return attrs.evolve(base, **changes)
 

@@ -25,13 +25,13 @@ from rescind.reference.host import ledger as ledger_module
 from rescind.reference.host.approvals import Approval
 from rescind.reference.host.compensation import WorkflowCompensationPolicy
 from rescind.reference.host.ledger import WorkflowOperationLedger
+from tests.model.grant_views import grant_view
 from tests.model.host_refinement_machine import (
     HOST_REFINEMENT_SETTINGS,
     ROOT_GRANT,
     SCOPE,
     TOOL,
     HostRefinementMachine,
-    grant_view,
 )
 
 HostRefinementMachine.TestCase.settings = HOST_REFINEMENT_SETTINGS
