@@ -177,7 +177,7 @@ def generate(files: Iterable[VectorFile] | None = None) -> dict[str, str]:
 
 def self_describing(document: Mapping[str, Any]) -> dict[str, Any]:
     """``document`` with what a runner needs to send its tests, so that a runner in another
-    language needs no copy of ``vectorchecks.BINDINGS``: the header lists the informative
+    language needs no copy of ``vectors.checks.BINDINGS``: the header lists the informative
     keys (never compared), and each test group names its ``capability`` and its operation,
     either ``operation`` (every test of the group) or ``operationFromInput`` (each test's
     operation is ``<capability>.<input[key]>``). A group with neither is a trace: sent as

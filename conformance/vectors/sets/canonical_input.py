@@ -1,7 +1,7 @@
 """Topic ``canonical-input``: canonical input bytes and both input fingerprints.
 
 The cases are rows of ``conformance/cases/canonical-input.toml`` (plus the generated families
-of ``canonical_families``); this module only turns a row into a vector by asking the reference
+of ``_canonical_families``); this module only turns a row into a vector by asking the reference
 for the answer in both number modes."""
 
 from __future__ import annotations
