@@ -36,7 +36,8 @@ from rescind.conformance.driver import handle
 from rescind.conformance.error_catalogue import NORMATIVE, compared_details
 from rescind.conformance.explore.areas import AREAS
 from rescind.conformance.precedence import OPERATIONS as PRECEDENCE
-from rescind.conformance.vectors.checks import load_vector_files, operation_of
+from rescind.conformance.vector_files import load_vector_files
+from rescind.conformance.vectors.checks import operation_of
 from rescind.reference.errors import error_registry
 from rescind.tables import operation as operation_tables
 from rescind.tables import saga as saga_tables

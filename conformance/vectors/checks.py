@@ -15,9 +15,7 @@ answered in part: status ``unsupported``, message ``answered in part: unanswered
 
 from __future__ import annotations
 
-import importlib.resources
-import json
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -37,6 +35,7 @@ from rescind.conformance.comparison import (
 from rescind.conformance.harness import Driver, Reply
 from rescind.conformance.harness.orders import is_matcher, violation
 from rescind.conformance.harness.restrictions import Gap
+from rescind.conformance.vector_files import load_vector_files
 
 
 @attrs.frozen
@@ -143,13 +142,6 @@ BINDINGS: dict[str, TopicBinding] = {
         ),
     )
 }
-
-
-def load_vector_files() -> Iterator[dict[str, Any]]:
-    root = importlib.resources.files("rescind.vectors")
-    for entry in sorted(root.iterdir(), key=lambda item: item.name):
-        if entry.name.endswith(".json") and entry.name != "registry.json":
-            yield json.loads(entry.read_text(encoding="utf-8"))
 
 
 def compare(

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from rescind.conformance.ops import registry as operations
-from rescind.conformance.vectors.checks import BINDINGS, load_vector_files
+from rescind.conformance.vector_files import load_vector_files
+from rescind.conformance.vectors.checks import BINDINGS
 
 
 def test_every_vector_topic_has_a_binding() -> None:

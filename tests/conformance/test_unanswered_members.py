@@ -34,13 +34,8 @@ from rescind.conformance.report import run as reports
 from rescind.conformance.report.merge import merge, plan_section
 from rescind.conformance.runner import RunReport, run_checks
 from rescind.conformance.sources.exploration import _check
-from rescind.conformance.vectors.checks import (
-    TopicBinding,
-    _trace,
-    compare,
-    load_vector_files,
-    vector_checks,
-)
+from rescind.conformance.vector_files import load_vector_files
+from rescind.conformance.vectors.checks import TopicBinding, _trace, compare, vector_checks
 from tests.conformance.partial_drivers import (
     PRIVATE_OPS,
     PRIVATE_REASONS,

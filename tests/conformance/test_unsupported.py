@@ -20,7 +20,8 @@ from rescind.conformance.report import html as report_html
 from rescind.conformance.report import run as reports
 from rescind.conformance.report.merge import merge, plan_section
 from rescind.conformance.runner import RunReport, run_checks
-from rescind.conformance.vectors.checks import load_vector_files, unsupported_of, vector_checks
+from rescind.conformance.vector_files import load_vector_files
+from rescind.conformance.vectors.checks import unsupported_of, vector_checks
 from tests.conformance.partial_drivers import RAW_REASON, UNSUPPORTED_OPS, restricted
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -18,7 +18,8 @@ import pytest
 
 from rescind.conformance.driver import serve
 from rescind.conformance.ops import registry as operations
-from rescind.conformance.vectors.checks import BINDINGS, load_vector_files
+from rescind.conformance.vector_files import load_vector_files
+from rescind.conformance.vectors.checks import BINDINGS
 from rescind.reference.errors import RescindError
 
 WRONG: tuple[Any, ...] = (None, 1, -1, "x", "", [], {}, True, 1.5, [1], {"a": 1}, 2**70)
