@@ -276,8 +276,6 @@ def _precedence_of(test: Mapping[str, Any], names: Mapping[str, list[str]]) -> I
 
 def _asked(group: Mapping[str, Any], test: Mapping[str, Any]) -> set[tuple[str, str, str]]:
     op = operation_of(group, test)
-    if op is None:
-        return set()
     asked: list[tuple[str, str, str]] = []
     with _recording(asked):
         handle({"id": 1, "op": op, "args": test["input"]})
