@@ -6,13 +6,12 @@ whose compact JSON passes ``MAX_VALUE_BYTES`` keeps what fits and marks the rest
 ``MAX_DIFFERENCES`` differing paths are listed. The request is never kept: only the vector's
 published expectation and the reply.
 
-The differences follow ``vectorchecks.compare`` exactly (informative keys are skipped, an
-expected error object inside a result is compared by its code and, when the code matches, by
-every other non-informative key beside it; a top-level error reply carries only its code;
-keys the reply adds are ignored), but
-list every differing path instead of the first: ``path`` is an RFC 6901 JSON pointer into
-``expected`` and ``actual``, and ``at`` says where ``expected`` sits in the vector's
-``expected`` (``/steps/3`` for a trace step, ``/f64`` for the informative profile answer).
+The differences are those of the one walk of expectation against reply (``verdict.judge``,
+which also gives the check its verdict); this module says what is compared at all
+(``compared``: informative keys and non-normative details are not) and keeps the evidence
+bounded. Each listed ``path`` is an RFC 6901 JSON pointer into ``expected`` and ``actual``, and
+``at`` says where ``expected`` sits in the vector's ``expected`` (``/f64`` for the informative
+profile answer).
 
 A member of the reply whose value is exactly ``{"unsupported": "<reason>"}`` (one key, a string
 value), where the expectation has anything else, is *unanswered*: the driver says it cannot
@@ -28,14 +27,13 @@ import enum
 import json
 import math
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 import attrs
 
 from rescind.conformance.error_catalogue import compared_details
 from rescind.conformance.harness import Reply
-from rescind.conformance.harness.orders import is_matcher, violation
 
 # The string bounds live in drivertext (one place for every driver string); re-exported.
 from rescind.conformance.harness.text import MAX_STRING as MAX_STRING
@@ -369,128 +367,27 @@ def reply_value(reply: Reply) -> dict[str, Any]:
 JsonPath = tuple[str | int, ...]
 
 
-def differences(
+def bounded_comparison(
+    at: str,
     expected: Any,
     actual: Any,
-    path: JsonPath = (),
-    unanswered: list[tuple[JsonPath, str]] | None = None,
-) -> Iterator[tuple[JsonPath, Any | Absent, Any | Absent]]:
-    """Every differing path, in ``vectorchecks.compare``'s order and by its rules; each
-    unanswered member (path and reason) is appended to ``unanswered`` when given. An
-    expected order matcher (``harness.orders``) differs as a whole when it rejects the list."""
-    if is_matcher(expected):
-        if violation(expected, actual) is not None:
-            yield path, expected, actual
-        return
-    if isinstance(expected, Mapping):
-        if not isinstance(actual, Mapping):
-            yield path, expected, actual
-            return
-        if "error" in expected and "error" in actual and expected["error"] != actual["error"]:
-            yield (*path, "error"), expected["error"], actual["error"]
-            return
-        for key, whole in expected.items():
-            value = compared(expected, key, whole)
-            if value is SKIP:
-                continue
-            if key not in actual:
-                yield (*path, key), value, ABSENT
-                continue
-            reason = unanswered_member(value, actual[key])
-            if reason is not None:
-                if unanswered is not None:
-                    unanswered.append(((*path, key), reason))
-                continue
-            yield from differences(value, actual[key], (*path, key), unanswered)
-        return
-    if isinstance(expected, list):
-        if not isinstance(actual, list):
-            yield path, expected, actual
-            return
-        for index, (left, right) in enumerate(zip(expected, actual, strict=False)):
-            yield from differences(left, right, (*path, index), unanswered)
-        for index in range(len(actual), len(expected)):
-            yield (*path, index), expected[index], ABSENT
-        for index in range(len(expected), len(actual)):
-            yield (*path, index), ABSENT, actual[index]
-        return
-    if expected != actual or type(expected) is not type(actual):
-        yield path, expected, actual
-
-
-def _top_level(
-    expected: Mapping[str, Any],
-    reply: Reply,
-    actual: Mapping[str, Any],
-    unanswered: list[tuple[JsonPath, str]],
-) -> Iterator[tuple[JsonPath, Any | Absent, Any | Absent]]:
-    """``compare``'s reply-kind rules: a kind mismatch differs as a whole, an expected error
-    is compared by its code only."""
-    if "error" in expected:
-        if reply.kind != "error":
-            yield (), expected, actual
-        elif reply.error_code != expected["error"]:
-            yield ("error",), expected["error"], reply.error_code
-        return
-    if reply.kind != "ok":
-        yield (), expected, actual
-        return
-    yield from differences(expected, actual, (), unanswered)
-
-
-def unanswered_members(expected: Any, actual: Any) -> list[tuple[str, str]]:
-    """Every unanswered member (pointer, reason) of ``actual`` against ``expected``, whatever
-    else differs (e.g. the steps before a trace's unsupported step)."""
-    found: list[tuple[JsonPath, str]] = []
-    for _ in differences(expected, actual, (), found):
-        pass
-    return [(pointer(path), reason) for path, reason in found]
-
-
-def comparison_of(expected: Mapping[str, Any], reply: Reply, at: str = "") -> Comparison | None:
-    """The bounded comparison of a vector expectation with a reply; ``None`` when they match
-    by ``compare``'s rules with every member answered. A comparison with unanswered members
-    and no differences says the reply was answered in part."""
-    actual = reply_value(reply)
+    found: Sequence[tuple[JsonPath, Any | Absent, Any | Absent]],
+    unanswered: Sequence[tuple[str, str]],
+) -> Comparison:
+    """The bounded evidence of one walk (``verdict.judge``): its differing paths (the first
+    ``MAX_DIFFERENCES`` listed, the rest counted) and its unanswered members (pointers into
+    ``expected``, the first ``MAX_UNANSWERED`` listed)."""
     listed: list[Difference] = []
     cut = False
-    found = 0
-    unanswered: list[tuple[JsonPath, str]] = []
-    for path, left, right in _top_level(expected, reply, actual, unanswered):
-        found += 1
-        if len(listed) == MAX_DIFFERENCES:
-            continue
+    for path, left, right in found[:MAX_DIFFERENCES]:
         expected_side, cut_e = _bounded_side(left)
         actual_side, cut_a = _bounded_side(right)
         text, cut_p = _short_string(pointer(path))
         cut |= cut_e or cut_a or cut_p
         listed.append(Difference(text, expected_side, actual_side))
-    if not found and not unanswered:
-        return None
-    partial = [(pointer(path), reason) for path, reason in unanswered]
-    return _comparison(at, expected, actual, listed, found - len(listed), partial, cut)
-
-
-def answered_in_part(
-    expected: Any, actual: Any, unanswered: Sequence[tuple[str, str]], at: str = ""
-) -> Comparison:
-    """The comparison of a reply answered in part: no differences, only its unanswered
-    members (pointers into ``expected``)."""
-    return _comparison(at, expected, actual, [], 0, unanswered, False)
-
-
-def _comparison(
-    at: str,
-    expected: Any,
-    actual: Any,
-    listed: Sequence[Difference],
-    omitted: int,
-    unanswered: Sequence[tuple[str, str]],
-    cut: bool,
-) -> Comparison:
     members = []
-    for path, reason in unanswered[:MAX_UNANSWERED]:
-        member, cut_u = _unanswered(path, reason)
+    for where, reason in unanswered[:MAX_UNANSWERED]:
+        member, cut_u = _unanswered(where, reason)
         cut |= cut_u
         members.append(member)
     expected_value, cut_e = bounded(expected)
@@ -500,7 +397,7 @@ def _comparison(
         expected=_compact(expected_value),
         actual=_compact(actual_value),
         differences=tuple(listed),
-        omitted=omitted,
+        omitted=len(found) - len(listed),
         truncated=cut or cut_e or cut_a,
         unanswered=tuple(members),
         omitted_unanswered=max(0, len(unanswered) - MAX_UNANSWERED),

@@ -36,7 +36,8 @@ from rescind.conformance.driver import handle
 from rescind.conformance.error_catalogue import NORMATIVE, compared_details
 from rescind.conformance.explore.areas import AREAS
 from rescind.conformance.precedence import OPERATIONS as PRECEDENCE
-from rescind.conformance.vectors.checks import load_vector_files, operation_of
+from rescind.conformance.vector_files import load_vector_files
+from rescind.conformance.vectors.checks import operation_of
 from rescind.reference.errors import error_registry
 from rescind.tables import operation as operation_tables
 from rescind.tables import saga as saga_tables
@@ -275,8 +276,6 @@ def _precedence_of(test: Mapping[str, Any], names: Mapping[str, list[str]]) -> I
 
 def _asked(group: Mapping[str, Any], test: Mapping[str, Any]) -> set[tuple[str, str, str]]:
     op = operation_of(group, test)
-    if op is None:
-        return set()
     asked: list[tuple[str, str, str]] = []
     with _recording(asked):
         handle({"id": 1, "op": op, "args": test["input"]})

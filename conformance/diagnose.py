@@ -27,7 +27,7 @@ from rescind.conformance.hazards import (
     Hazard,
     Prediction,
 )
-from rescind.conformance.vectors.checks import load_vector_files
+from rescind.conformance.vector_files import load_vector_files
 from rescind.conformance.vectors.readings import Style
 
 Status = Literal["decided", "not-applicable", "undecided", "other", "not-diagnosed"]

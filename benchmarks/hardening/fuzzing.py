@@ -211,22 +211,13 @@ def saga_documents() -> tuple[tuple[str, Any], ...]:
 
 @cache
 def driver_seeds() -> tuple[bytes, ...]:
-    from rescind.conformance.vectors.checks import BINDINGS
+    from rescind.conformance.vectors.checks import operation_of
 
     lines = []
     for document in vector_documents():
-        binding = BINDINGS.get(document["topic"])
-        if binding is None:
-            continue
         for group in document["testGroups"]:
             for test in group["tests"][:6]:
-                op: str | None
-                if binding.op_field:
-                    op = f"{binding.capability}.{test['input'].get(binding.op_field)}"
-                else:
-                    op = binding.group_ops.get(group["type"]) or binding.op
-                if op is None:
-                    continue
+                op = operation_of(group, test)
                 line = json.dumps({"id": 1, "op": op, "args": test["input"]})
                 if len(line) <= MAX_SEED_BYTES:
                     lines.append(line.encode("utf-8"))

@@ -29,7 +29,7 @@ from hypothesis.database import ExampleDatabase
 from rescind.conformance.harness import Driver
 from rescind.conformance.harness.restrictions import Gap, excused_by
 from rescind.conformance.ops import registry as operations
-from rescind.conformance.vectors.checks import compare, unsupported_of
+from rescind.conformance.verdict import judge
 from rescind.reference.errors import RescindError
 
 REPLAY_FORMAT = "rescind-replay/1"
@@ -170,7 +170,7 @@ def reference_answer(op: str, trace: Mapping[str, Any]) -> dict[str, Any]:
 class Verdict:
     """One trace judged: a disagreement (``problem``), the driver could not express it
     (``unsupported``: why), or it agreed, possibly leaving some members ``unanswered``
-    (compared on the answered ones, by ``compare``'s rule)."""
+    (compared on the answered ones, by ``verdict.judge``)."""
 
     problem: str | None = None
     unsupported: str | None = None
@@ -186,15 +186,14 @@ def verdict_of(
 ) -> Verdict:
     if expected is None:
         expected = reference_answer(op, trace)
-    reply = driver.request(op, trace)
-    cut = unsupported_of(dict(expected), reply)
-    if cut is not None:
-        if cut.problem is not None:
-            return Verdict(cut.problem)
-        return Verdict(unsupported=cut.describe(trace.get("steps", ())))
-    unanswered: list[str] = []
-    problem = compare(dict(expected), reply, unanswered)
-    return Verdict(problem, unanswered=() if problem else tuple(unanswered))
+    judged = judge(expected, driver.request(op, trace))
+    if judged.cut is not None:
+        if judged.cut.problem is not None:
+            return Verdict(judged.cut.problem)
+        return Verdict(unsupported=judged.cut.describe(trace.get("steps", ())))
+    if judged.problem is not None:
+        return Verdict(judged.problem)
+    return Verdict(unanswered=tuple(path for path, _ in judged.unanswered_pointers))
 
 
 def disagreement_of(

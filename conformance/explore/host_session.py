@@ -21,9 +21,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from rescind.conformance.explore.engine import Answers, Area
-from rescind.conformance.interpreters.host_scenario import HostScenarioRun, run_host_scenario
-from rescind.conformance.interpreters.worker_scenario import error_outcome, outcome_arg
-from rescind.conformance.vectors.sets._recovery_cases import (
+from rescind.conformance.fixtures.recovery_cases import (
     CANCELLED,
     FAILED,
     INDETERMINATE,
@@ -37,7 +35,9 @@ from rescind.conformance.vectors.sets._recovery_cases import (
     UNDO_DRIFT,
     UNDONE,
 )
-from rescind.conformance.vectors.sets._recovery_cases import SETUP as RECOVERY_SETUP
+from rescind.conformance.fixtures.recovery_cases import SETUP as RECOVERY_SETUP
+from rescind.conformance.interpreters.host_scenario import HostScenarioRun, run_host_scenario
+from rescind.conformance.interpreters.worker_scenario import error_outcome, outcome_arg
 from rescind.reference.errors import RescindError
 from rescind.reference.frames import AuthenticatedFrame
 from rescind.reference.host.approvals import Approval

@@ -18,12 +18,7 @@ import attrs
 from hypothesis import strategies as st
 
 from rescind.conformance.explore.engine import Answers, Area
-from rescind.conformance.harness.restrictions import (
-    APPROVAL_CONSUMED_ON_USE,
-    OPERATION_INPUT_CHECK_PRIVATE,
-)
-from rescind.conformance.interpreters.host_trace import TraceRun
-from rescind.conformance.vectors.sets._trace_dsl import (
+from rescind.conformance.fixtures.trace_dsl import (
     CANCELLED,
     FAILED,
     NONCE,
@@ -40,6 +35,11 @@ from rescind.conformance.vectors.sets._trace_dsl import (
     on,
     setup,
 )
+from rescind.conformance.harness.restrictions import (
+    APPROVAL_CONSUMED_ON_USE,
+    OPERATION_INPUT_CHECK_PRIVATE,
+)
+from rescind.conformance.interpreters.host_trace import TraceRun
 from rescind.reference.errors import RescindError
 from rescind.reference.frames import AuthenticatedFrame
 from rescind.reference.host.approvals import Approval

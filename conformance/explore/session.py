@@ -19,14 +19,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from rescind.conformance.explore.engine import Answers, Area
-from rescind.conformance.interpreters.doubles import FAULT_KINDS
-from rescind.conformance.interpreters.worker_scenario import (
-    STEP_KINDS,
-    ScenarioRun,
-    error_outcome,
-    outcome_arg,
-)
-from rescind.conformance.vectors.sets._session_cases import (
+from rescind.conformance.fixtures.session_cases import (
     CANCEL,
     CLOSE,
     GRANT_ECHO_TEN_CALLS,
@@ -40,12 +33,19 @@ from rescind.conformance.vectors.sets._session_cases import (
     status,
     text_ok,
 )
-from rescind.conformance.vectors.sets._worker_fixtures import (
+from rescind.conformance.fixtures.worker import (
     CANCELLED,
     GRANT_ECHO,
     RUNNING,
     compensate,
     failed,
+)
+from rescind.conformance.interpreters.doubles import FAULT_KINDS
+from rescind.conformance.interpreters.worker_scenario import (
+    STEP_KINDS,
+    ScenarioRun,
+    error_outcome,
+    outcome_arg,
 )
 from rescind.reference.errors import RescindError
 from rescind.reference.grants import CapabilityGrant

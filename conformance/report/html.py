@@ -60,8 +60,8 @@ def _said(value: object) -> str:
 
 @attrs.frozen
 class Difference:
-    """Expected against actual, read back from a comparison message (``vectors.checks.compare``
-    and the trace runner word them in a few fixed shapes)."""
+    """Expected against actual, read back from a check's message (``verdict.judge`` words
+    its reasons in a few fixed shapes)."""
 
     where: str
     expected: str

@@ -26,7 +26,7 @@ from rescind.conformance.report.rules import NOT_A_VECTOR as NOT_A_VECTOR
 from rescind.conformance.report.rules import provenance_of as provenance_of
 from rescind.conformance.runner import RunReport
 from rescind.conformance.runner_check import REQUIRED_TIERS, Check, Result
-from rescind.conformance.vectors.checks import load_vector_files
+from rescind.conformance.vector_files import load_vector_files
 
 PROVENANCE_LABELS: tuple[str, ...] = (*KINDS, NOT_A_VECTOR)
 SUMMARY_STATUSES: tuple[str, ...] = ("pass", "fail", "not-applicable", "unsupported", "restricted")

@@ -23,7 +23,7 @@ from rescind.conformance.driver import REFERENCE_CAPABILITY
 from rescind.conformance.harness import Driver
 from rescind.conformance.runner_check import Check, Outcome
 from rescind.conformance.sources.options import DriverFactory, SourceOptions
-from rescind.conformance.vectors.checks import load_vector_files
+from rescind.conformance.vector_files import load_vector_files
 from rescind.reference.canonical_fast import (
     ENCODERS,
     EncoderName,

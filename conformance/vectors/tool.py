@@ -23,11 +23,10 @@ import jsonschema
 from rescind.conformance.comparison import DETAILS_COMPARED, INFORMATIVE_KEYS
 from rescind.conformance.provenance import KINDS
 from rescind.conformance.vectors import observation
-from rescind.conformance.vectors.checks import BINDINGS
 from rescind.conformance.vectors.format import PROFILES, RESULTS, VectorFile, VectorTest, render
 from rescind.conformance.vectors.observation import Observation
 from rescind.conformance.vectors.retired import Retirement, live_id, retired_by_id
-from rescind.conformance.vectors.sets.topics import discover
+from rescind.conformance.vectors.sets.topics import binding_of, discover
 
 REGISTRY_NAME = "registry.json"
 
@@ -177,26 +176,18 @@ def generate(files: Iterable[VectorFile] | None = None) -> dict[str, str]:
 
 def self_describing(document: Mapping[str, Any]) -> dict[str, Any]:
     """``document`` with what a runner needs to send its tests, so that a runner in another
-    language needs no copy of ``vectors.checks.BINDINGS``: the header lists the informative
-    keys (never compared), and each test group names its ``capability`` and its operation,
-    either ``operation`` (every test of the group) or ``operationFromInput`` (each test's
-    operation is ``<capability>.<input[key]>``). A group with neither is a trace: sent as
-    ``trace.open``/``trace.step``/``trace.close``."""
-    binding = BINDINGS[document["topic"]]
+    language needs no copy of the topic declarations (``sets.topics.TOPICS``): the header
+    lists the informative keys (never compared), and each test group names its
+    ``capability`` and its operation, either ``operation`` (every test of the group) or
+    ``operationFromInput`` (each test's operation is ``<capability>.<input[key]>``)."""
+    binding = binding_of(document["topic"])
     head = {key: value for key, value in document.items() if key != "testGroups"}
     head["informativeKeys"] = sorted(INFORMATIVE_KEYS)
     head["detailsCompared"] = DETAILS_COMPARED
-    groups = []
-    for group in document["testGroups"]:
-        bound = binding.for_group(group["type"])
-        fields: dict[str, Any] = {"type": group["type"], "capability": bound.capability}
-        if bound.op_field:
-            fields["operationFromInput"] = bound.op_field
-        elif (op := bound.group_ops.get(group["type"], bound.op)) is not None:
-            fields["operation"] = op
-        elif bound.trace_kind is not None:
-            fields["traceKind"] = bound.trace_kind
-        groups.append({**fields, **group})
+    groups = [
+        {"type": group["type"], **binding.route(group["type"]).fields(), **group}
+        for group in document["testGroups"]
+    ]
     return {**head, "testGroups": groups}
 
 

@@ -8,7 +8,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from rescind.conformance.harness.restrictions import Gap, named
-from rescind.conformance.vectors.checks import load_vector_files, operation_of
+from rescind.conformance.vector_files import load_vector_files
+from rescind.conformance.vectors.checks import operation_of
 
 
 def vectors() -> Iterator[tuple[str, str, Mapping[str, Any]]]:

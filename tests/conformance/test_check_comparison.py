@@ -17,6 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rescind.conformance import comparison as cmp
+from rescind.conformance.comparison import INFORMATIVE_KEYS
 from rescind.conformance.driver import handle as reference
 from rescind.conformance.explore.sharding import Shard
 from rescind.conformance.harness import InProcessDriver, Reply
@@ -25,7 +26,8 @@ from rescind.conformance.report import html as report_html
 from rescind.conformance.report import merge as report_merge
 from rescind.conformance.report import run as report
 from rescind.conformance.runner import RunReport, run_checks
-from rescind.conformance.vectors.checks import compare, vector_checks
+from rescind.conformance.vectors.checks import vector_checks
+from rescind.conformance.verdict import judge
 from rescind.reference.digests import host_input_fingerprint_of_bytes
 from tests.conformance.broken_drivers import BROKEN
 from tests.report.html_page import read
@@ -195,12 +197,12 @@ def test_a_flooding_reply_stays_within_the_bounds() -> None:
 
 def test_differing_paths_past_the_limit_are_counted_not_listed() -> None:
     expected = {"a": list(range(40)), "b/c~": 1}
-    found = cmp.comparison_of(expected, Reply(ok={"a": [n + 1 for n in range(40)], "b/c~": 2}))
+    found = judge(expected, Reply(ok={"a": [n + 1 for n in range(40)], "b/c~": 2})).comparison()
     assert found is not None
     assert len(found.differences) == cmp.MAX_DIFFERENCES
     assert found.omitted == 41 - cmp.MAX_DIFFERENCES
     assert [d.path for d in found.differences[:2]] == ["/a/0", "/a/1"]
-    whole = cmp.comparison_of({"b/c~": 1}, Reply(ok={"b/c~": 2}))
+    whole = judge({"b/c~": 1}, Reply(ok={"b/c~": 2})).comparison()
     assert whole is not None and [d.path for d in whole.differences] == ["/b~1c~0"]
 
 
@@ -301,28 +303,110 @@ _JSON = st.recursive(
 _CODES = st.sampled_from(["code_a", "code_b"])
 
 
-@given(
-    st.one_of(_JSON.map(lambda v: {"v": v}), _CODES.map(lambda code: {"error": code})),
-    st.one_of(
-        _JSON.map(lambda v: Reply(ok={"v": v})),
-        _CODES.map(lambda code: Reply(error_code=code)),
-        st.just(Reply(unsupported="op")),
-    ),
+_EXPECTATIONS = st.one_of(_JSON.map(lambda v: {"v": v}), _CODES.map(lambda code: {"error": code}))
+_REPLIES = st.one_of(
+    _JSON.map(lambda v: Reply(ok={"v": v})),
+    _CODES.map(lambda code: Reply(error_code=code)),
+    st.just(Reply(unsupported="op")),
 )
-def test_differences_agree_with_compare(expectation: dict[str, Any], reply: Reply) -> None:
-    """Empty exactly when ``compare`` passes; the first path lies under the one it names;
-    with no difference, both list the same unanswered members (the marker as a member)."""
-    unanswered: list[str] = []
-    problem = compare(expectation, reply, unanswered)
-    found = cmp.comparison_of(expectation, reply)
-    assert (problem is None) == (found is None or not found.differences)
-    if problem is None:
-        listed = [] if found is None else [member.path for member in found.unanswered]
-        assert listed == unanswered
-    if problem is not None and found is not None:
-        first = found.differences[0].path
-        named = problem.split(" ", 1)[0].removesuffix(":")
+
+
+def _is_marker(value: Any) -> bool:
+    return isinstance(value, dict) and len(value) == 1 and isinstance(value.get("unsupported"), str)
+
+
+def _matches(expected: Any, actual: Any) -> bool:
+    """The comparison rules of docs/driver-protocol.md as one yes/no, written apart from the
+    walk: informative keys are not compared, a differing error code alone decides, a member
+    answered with the marker is no difference, lists match item for item."""
+    if isinstance(expected, dict):
+        if not isinstance(actual, dict):
+            return False
+        if "error" in expected and "error" in actual and expected["error"] != actual["error"]:
+            return False
+        return all(
+            key in actual
+            and ((_is_marker(actual[key]) and actual[key] != value) or _matches(value, actual[key]))
+            for key, value in expected.items()
+            if key not in INFORMATIVE_KEYS
+        )
+    if isinstance(expected, list):
+        return (
+            isinstance(actual, list)
+            and len(actual) == len(expected)
+            and all(_matches(left, right) for left, right in zip(expected, actual, strict=True))
+        )
+    return type(expected) is type(actual) and expected == actual
+
+
+def _agrees(expectation: Mapping[str, Any], reply: Reply) -> bool:
+    if "error" in expectation:
+        return reply.kind == "error" and reply.error_code == expectation["error"]
+    return reply.kind == "ok" and _matches(expectation, reply.ok)
+
+
+def _near(draw: st.DrawFn, value: Any) -> Any:
+    """``value`` with some parts kept, some dropped, answered with the marker or replaced, and
+    some keys added: replies that differ from an expectation in one place or none."""
+    if isinstance(value, dict):
+        near: dict[str, Any] = {}
+        for key, item in value.items():
+            choice = draw(st.sampled_from(["keep", "keep", "keep", "drop", "marker", "other"]))
+            if choice == "keep":
+                near[key] = _near(draw, item)
+            elif choice == "marker":
+                near[key] = {"unsupported": "private"}
+            elif choice == "other":
+                near[key] = draw(_JSON)
+        if draw(st.booleans()):
+            near.setdefault(draw(_KEYS), draw(_JSON))
+        return near
+    if isinstance(value, list):
+        items = [_near(draw, item) for item in value]
+        return items[: draw(st.integers(0, len(items)))] if draw(st.booleans()) else items
+    return draw(_SCALARS) if draw(st.integers(0, 3)) == 0 else value
+
+
+@st.composite
+def _expectation_and_reply(draw: st.DrawFn) -> tuple[dict[str, Any], Reply]:
+    expectation = draw(_EXPECTATIONS)
+    if "error" in expectation or draw(st.booleans()):
+        return expectation, draw(_REPLIES)
+    return expectation, Reply(ok=_near(draw, expectation))
+
+
+@given(_expectation_and_reply())
+def test_the_verdict_follows_the_comparison_rules(pair: tuple[dict[str, Any], Reply]) -> None:
+    expectation, reply = pair
+    assert (judge(expectation, reply).problem is None) is _agrees(expectation, reply)
+
+
+@given(_EXPECTATIONS, _REPLIES)
+def test_one_walk_gives_the_verdict_and_the_report_detail(
+    expectation: dict[str, Any], reply: Reply
+) -> None:
+    """A reason exactly when some path differs, naming a place at or above the first
+    differing path; the report's comparison lists what the walk found, unanswered members
+    included, and is absent only when nothing differs and everything was answered."""
+    judged = judge(expectation, reply)
+    found = judged.comparison()
+    assert (judged.problem is None) is (not judged.differences)
+    assert (found is None) is (not judged.differences and not judged.unanswered)
+    if found is not None:
+        assert [d.path for d in found.differences] == [
+            cmp.pointer(path) for path, _, _ in judged.differences[: cmp.MAX_DIFFERENCES]
+        ]
+        assert [m.path for m in found.unanswered] == [p for p, _ in judged.unanswered_pointers]
+    if judged.problem is not None:
+        first = cmp.pointer(judged.differences[0][0])
+        named = judged.problem.split(" ", 1)[0].removesuffix(":")
         assert first.startswith(named) if named.startswith("/") else first in ("", "/error")
+
+
+def test_a_list_of_another_length_is_named_at_the_list_before_its_items() -> None:
+    judged = judge({"a": [1, 2]}, Reply(ok={"a": [3]}))
+    assert judged.problem == "/a has another length"
+    assert [path for path, _, _ in judged.differences] == [("a", 0), ("a", 1)]
 
 
 _ANY_JSON = st.recursive(
@@ -371,7 +455,10 @@ def test_a_wrong_state_beside_the_right_error_code_fails() -> None:
 def test_informative_keys_beside_an_error_code_are_still_not_compared(informative: str) -> None:
     expected = {"steps": [{"error": "e", informative: 1, "state": 2}]}
     assert (
-        compare(expected, Reply(ok={"steps": [{"error": "e", informative: 9, "state": 2}]})) is None
+        judge(expected, Reply(ok={"steps": [{"error": "e", informative: 9, "state": 2}]})).problem
+        is None
     )
-    assert compare(expected, Reply(ok={"steps": [{"error": "e", "state": 3}]})) is not None
-    assert compare(expected, Reply(ok={"steps": [{"error": "e"}]})) == "/steps/0/state missing"
+    assert judge(expected, Reply(ok={"steps": [{"error": "e", "state": 3}]})).problem is not None
+    assert judge(expected, Reply(ok={"steps": [{"error": "e"}]})).problem == (
+        "/steps/0/state missing"
+    )

@@ -14,7 +14,8 @@ from rescind.conformance.driver import handle
 from rescind.conformance.error_catalogue import catalogue_json
 from rescind.conformance.harness import InProcessDriver
 from rescind.conformance.runner import run_checks
-from rescind.conformance.vectors.checks import load_vector_files, vector_checks
+from rescind.conformance.vector_files import load_vector_files
+from rescind.conformance.vectors.checks import vector_checks
 
 ROOT = Path(__file__).resolve().parents[2]
 CATALOGUE = ROOT / "conformance/schemas/error-details.json"

@@ -14,7 +14,8 @@ from jsonschema import Draft202012Validator
 from rescind.conformance.comparison import INFORMATIVE_KEYS
 from rescind.conformance.driver import handle
 from rescind.conformance.ops import schemas as opschemas
-from rescind.conformance.vectors.checks import load_vector_files, operation_of
+from rescind.conformance.vector_files import load_vector_files
+from rescind.conformance.vectors.checks import operation_of
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "driver-protocol.md"
 

@@ -11,7 +11,7 @@ import pytest
 from rescind.conformance import coverage, precedence
 from rescind.conformance.coverage import CoverageMap, Exceptions, Reach, verdict
 from rescind.conformance.precedence import BY_NAME, OPERATIONS, Check, Operation
-from rescind.conformance.vectors.checks import load_vector_files
+from rescind.conformance.vector_files import load_vector_files
 from rescind.conformance.vectors.sets import _precedence, host_keys
 from rescind.conformance.vectors.sets._precedence import Faults, pair_rows
 

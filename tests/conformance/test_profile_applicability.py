@@ -11,7 +11,8 @@ from rescind.conformance.driver import handle
 from rescind.conformance.harness import InProcessDriver
 from rescind.conformance.runner import RunReport, run_checks
 from rescind.conformance.runner_check import Check
-from rescind.conformance.vectors.checks import load_vector_files, vector_checks
+from rescind.conformance.vector_files import load_vector_files
+from rescind.conformance.vectors.checks import vector_checks
 from rescind.conformance.vectors.format import requested_profile
 
 F64 = "splash-v5-f64"

@@ -18,7 +18,6 @@ import pytest
 from rescind.cli import main
 from rescind.conformance import comparison as cmp
 from rescind.conformance.catalogue import SourceOptions
-from rescind.conformance.driver import handle
 from rescind.conformance.explore.engine import (
     Disagreement,
     explore,
@@ -34,13 +33,9 @@ from rescind.conformance.report.merge import merge, plan_section
 from rescind.conformance.runner import RunReport, run_checks
 from rescind.conformance.runner_check import Check
 from rescind.conformance.sources.exploration import _check
-from rescind.conformance.vectors.checks import (
-    TopicBinding,
-    _trace,
-    compare,
-    load_vector_files,
-    vector_checks,
-)
+from rescind.conformance.vector_files import load_vector_files
+from rescind.conformance.vectors.checks import vector_checks
+from rescind.conformance.verdict import judge
 from tests.conformance.partial_drivers import (
     PRIVATE_OPS,
     PRIVATE_REASONS,
@@ -214,20 +209,19 @@ EXPECTED = {"a": 1, "b": {"c": 2}, "list": [1, 2], "reason": "x"}
 def test_the_marker_is_exactly_one_string_member(
     ok: dict[str, Any], problem: bool, unanswered: list[str]
 ) -> None:
-    seen: list[str] = []
-    assert (compare(EXPECTED, Reply(ok=ok), seen) is not None) is problem
-    found = cmp.comparison_of(EXPECTED, Reply(ok=ok))
+    judged = judge(EXPECTED, Reply(ok=ok))
+    assert (judged.problem is not None) is problem
+    found = judged.comparison()
     assert found is not None
     assert bool(found.differences) is problem
     assert [m.path for m in found.unanswered] == unanswered
-    if not problem:
-        assert seen == unanswered
+    assert [path for path, _ in judged.unanswered_pointers] == unanswered
 
 
 def test_a_marker_equal_to_the_expectation_is_a_match_not_unanswered() -> None:
     expected = {"a": {"unsupported": "x"}}
-    assert cmp.comparison_of(expected, Reply(ok={"a": {"unsupported": "x"}})) is None
-    other = cmp.comparison_of(expected, Reply(ok={"a": {"unsupported": "y"}}))
+    assert judge(expected, Reply(ok={"a": {"unsupported": "x"}})).comparison() is None
+    other = judge(expected, Reply(ok={"a": {"unsupported": "y"}})).comparison()
     assert other is not None and not other.differences
     assert [m.path for m in other.unanswered] == ["/a"]
 
@@ -235,9 +229,9 @@ def test_a_marker_equal_to_the_expectation_is_a_match_not_unanswered() -> None:
 def test_a_step_result_marker_before_more_steps_is_still_not_the_contract() -> None:
     expected = {"steps": [{"result": {"a": 1}}, {"result": {}}]}
     cut_early = Reply(ok={"steps": [{"unsupported": "no"}, {"result": {}}]})
-    assert compare(expected, cut_early) is not None
+    assert judge(expected, cut_early).problem is not None
     member = Reply(ok={"steps": [{"result": {"a": {"unsupported": "no"}}}, {"result": {}}]})
-    assert compare(expected, member) is None
+    assert judge(expected, member).problem is None
 
 
 def test_unanswered_members_before_an_unsupported_step_are_named() -> None:
@@ -270,50 +264,6 @@ def test_unanswered_members_before_an_unsupported_step_are_named() -> None:
     )
     assert "; answered in part before it: unanswered " in outcome.message
     assert all(p in outcome.message for p in pointers[:5])
-
-
-def test_trace_open_topics_gather_unanswered_members_across_steps() -> None:
-    """The step-by-step binding (``trace.open``): each step's unanswered members, at
-    ``/steps/N``; a wrong member in a later step fails."""
-    expected_steps = [{"a": 1, "n": 2}, {"error": "denied"}, {"n": 3}]
-    test = {
-        "input": {"setup": {}, "steps": [{"call": "x"}, {"call": "y"}, {"call": "z"}]},
-        "expected": {"steps": expected_steps},
-    }
-
-    def driver(given: list[dict[str, Any]]) -> InProcessDriver:
-        answers = list(given)
-
-        def adapter(message: dict[str, Any]) -> dict[str, Any]:
-            op = message["op"]
-            if op in ("hello", "bye"):
-                return handle(message)
-            if op == "trace.open":
-                return {"id": message["id"], "ok": {"handle": "h"}}
-            if op == "trace.close":
-                return {"id": message["id"], "ok": {}}
-            return {"id": message["id"], **answers.pop(0)}
-
-        return InProcessDriver(adapter)
-
-    run = _trace(TopicBinding("t", "journal", trace_kind="k"), test)
-    marker = {"unsupported": "private"}
-    partly: list[dict[str, Any]] = [
-        {"ok": {"a": 1, "n": marker}},
-        {"error": {"code": "denied", "definite": True}},
-        {"ok": {"n": marker}},
-    ]
-    outcome = run(driver(partly))
-    assert outcome.status == "unsupported"
-    assert outcome.message == (
-        "answered in part: unanswered /steps/0/n (private), /steps/2/n (private)"
-    )
-    assert outcome.comparison is not None and outcome.comparison.at == ""
-    assert [m.path for m in outcome.comparison.unanswered] == ["/steps/0/n", "/steps/2/n"]
-    wrong = [partly[0], partly[1], {"ok": {"n": 4}}]
-    assert run(driver(wrong)).status == "fail"
-    whole = [{"ok": {"a": 1, "n": 2}}, partly[1], {"ok": {"n": 3}}]
-    assert run(driver(whole)).status == "pass"
 
 
 def test_exploration_compares_traces_with_unanswered_counters() -> None:

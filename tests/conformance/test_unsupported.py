@@ -20,7 +20,9 @@ from rescind.conformance.report import html as report_html
 from rescind.conformance.report import run as reports
 from rescind.conformance.report.merge import merge, plan_section
 from rescind.conformance.runner import RunReport, run_checks
-from rescind.conformance.vectors.checks import load_vector_files, unsupported_of, vector_checks
+from rescind.conformance.vector_files import load_vector_files
+from rescind.conformance.vectors.checks import vector_checks
+from rescind.conformance.verdict import judge
 from tests.conformance.partial_drivers import RAW_REASON, UNSUPPORTED_OPS, restricted
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -130,10 +132,13 @@ EXPECTED = {"steps": [{"result": {"a": 1}}, {"error": "denied"}, {"result": {}}]
             Reply(ok={"steps": [{"result": {"a": 1}}, {"error": "denied"}, {"unsupported": "n"}]}),
             "cut at 2",
         ),
-        (Reply(ok={"steps": [{"result": {"a": 2}}, {"unsupported": "no"}]}), "problem"),
+        (
+            Reply(ok={"steps": [{"result": {"a": 2}}, {"unsupported": "no"}]}),
+            "step 1: /steps/0/result/a differs",
+        ),
         (
             Reply(ok={"steps": [{"result": {"a": 1}}, {"result": {}}, {"unsupported": "n"}]}),
-            "problem",
+            "step 2: /steps/1/error missing",
         ),
         # Not the contract: results after the unsupported step, or more steps than asked.
         (Reply(ok={"steps": [{"unsupported": "no"}, {"error": "denied"}]}), None),
@@ -142,15 +147,14 @@ EXPECTED = {"steps": [{"result": {"a": 1}}, {"error": "denied"}, {"result": {}}]
         (Reply(error_code="denied"), None),
     ],
 )
-def test_unsupported_of_reads_the_contract(reply: Reply, status: str | None) -> None:
-    found = unsupported_of(EXPECTED, reply)
+def test_the_verdict_reads_the_unsupported_contract(reply: Reply, status: str | None) -> None:
+    found = judge(EXPECTED, reply).cut
     if status is None:
         assert found is None
     elif status == "whole":
         assert found is not None and found.step is None and found.problem is None
-    elif status == "problem":
-        assert found is not None and found.problem is not None
-        assert found.problem.startswith("step ")
+    elif status.startswith("step "):
+        assert found is not None and found.problem == status
     else:
         assert found is not None and found.problem is None
         assert found.step == int(status.split()[-1])

@@ -17,7 +17,7 @@ from blake3 import blake3
 
 from rescind.conformance.diagnose import diagnose
 from rescind.conformance.harness import SubprocessDriver
-from rescind.conformance.vectors.checks import load_vector_files
+from rescind.conformance.vector_files import load_vector_files
 
 NODE = shutil.which("node")
 DRIVER_DIR = Path(__file__).resolve().parents[2] / "drivers" / "node"

@@ -14,11 +14,11 @@ from rescind.conformance.explore.areas import AREAS
 from rescind.conformance.explore.engine import explore
 from rescind.conformance.explore.host_session import DRIVERS, HOST_SESSION_AREA, SETUP
 from rescind.conformance.explore.sharding import area_seed
+from rescind.conformance.fixtures.recovery_cases import PLAN
 from rescind.conformance.harness import Driver, InProcessDriver
 from rescind.conformance.interpreters.host_scenario import run_host_scenario
 from rescind.conformance.runner import run_checks
 from rescind.conformance.runner_check import Check, Outcome
-from rescind.conformance.vectors.sets._recovery_cases import PLAN
 
 RUN_SEEDS = range(200)
 """Run seeds, as ``rescind check --seed N`` derives each area's seed from them."""

@@ -18,7 +18,8 @@ import pytest
 
 from rescind.conformance.driver import serve
 from rescind.conformance.ops import registry as operations
-from rescind.conformance.vectors.checks import BINDINGS, load_vector_files
+from rescind.conformance.vector_files import load_vector_files
+from rescind.conformance.vectors.checks import operation_of
 from rescind.reference.errors import RescindError
 
 WRONG: tuple[Any, ...] = (None, 1, -1, "x", "", [], {}, True, 1.5, [1], {"a": 1}, 2**70)
@@ -28,16 +29,10 @@ def _sample_inputs() -> dict[str, list[dict[str, Any]]]:
     """One valid-shaped input per single-operation vector, by operation name."""
     samples: dict[str, list[dict[str, Any]]] = {}
     for document in load_vector_files():
-        binding = BINDINGS.get(document["topic"])
-        if binding is None:
-            continue
         for group in document["testGroups"]:
             for test in group["tests"]:
-                if binding.op_field:
-                    op = f"{binding.capability}.{test['input'][binding.op_field]}"
-                else:
-                    op = binding.group_ops.get(group["type"], binding.op)
-                if op and len(json.dumps(test["input"])) < 4000:
+                op = operation_of(group, test)
+                if len(json.dumps(test["input"])) < 4000:
                     samples.setdefault(op, []).append(test["input"])
     return samples
 

@@ -7,8 +7,8 @@ from typing import Any, NoReturn
 
 import pytest
 
+from rescind.conformance.fixtures.session_cases import CASES
 from rescind.conformance.interpreters.worker_scenario import ScenarioRun
-from rescind.conformance.vectors.sets._session_cases import CASES
 from rescind.reference.errors import error_registry
 
 CASE = "session.edge-49.reconcile-writes-unchanged-state"

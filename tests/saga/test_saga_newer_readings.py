@@ -179,15 +179,13 @@ def test_the_order_matcher_accepts_every_linear_extension_and_nothing_else() -> 
 
 
 def test_the_comparisons_apply_the_matcher_in_place_of_a_list() -> None:
-    from rescind.conformance.comparison import differences
     from rescind.conformance.harness import Reply
-    from rescind.conformance.vectors.checks import compare
+    from rescind.conformance.verdict import judge
 
     expected = {"undo": linear_extension(["a", "b"], []), "status": "COMPENSATED"}
     for order in (["a", "b"], ["b", "a"]):
-        actual = {"undo": order, "status": "COMPENSATED"}
-        assert compare(expected, Reply(ok=actual)) is None
-        assert list(differences(expected, actual)) == []
-    wrong = {"undo": ["a"], "status": "COMPENSATED"}
-    assert compare(expected, Reply(ok=wrong)) == "/undo is not an order of the 2 expected items"
-    assert [path for path, _, _ in differences(expected, wrong)] == [("undo",)]
+        judged = judge(expected, Reply(ok={"undo": order, "status": "COMPENSATED"}))
+        assert judged.problem is None and judged.differences == ()
+    wrong = judge(expected, Reply(ok={"undo": ["a"], "status": "COMPENSATED"}))
+    assert wrong.problem == "/undo is not an order of the 2 expected items"
+    assert [path for path, _, _ in wrong.differences] == [("undo",)]

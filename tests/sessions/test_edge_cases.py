@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from rescind.conformance.fixtures.session_cases import CASES
 from rescind.conformance.interpreters.worker_scenario import run_scenario
-from rescind.conformance.vectors.sets._session_cases import CASES
 
 PENDING_RECORD = '"state":{"state":"pending"}'
 EMPTY_JOURNAL = '{"format_version":2,"scope":"tenant","records":[]}'

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from rescind.conformance.fixtures.session_cases import PROBE
 from rescind.conformance.interpreters.worker_scenario import run_scenario
-from rescind.conformance.vectors.sets._session_cases import PROBE
 from tests.sessions.probe_blocks import ProbeLine, blocks, expected_error, parse_debug
 
 # probe "key=value" names -> the state a scenario step reports after it

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from rescind.conformance.fixtures.recovery_cases import ROWS, Step
 from rescind.conformance.interpreters.host_scenario import run_host_scenario
-from rescind.conformance.vectors.sets._recovery_cases import ROWS, Step
 
 Run = list[tuple[Step, dict[str, Any]]]
 

@@ -23,9 +23,10 @@ from rescind.conformance.comparison import INFORMATIVE_KEYS
 from rescind.conformance.driver import handle
 from rescind.conformance.harness import InProcessDriver, Upstream
 from rescind.conformance.provenance import SPLASH
+from rescind.conformance.vector_files import load_vector_files
 from rescind.conformance.vectors import observation
 from rescind.conformance.vectors import tool as vectortool
-from rescind.conformance.vectors.checks import load_vector_files, vector_checks
+from rescind.conformance.vectors.checks import vector_checks
 from rescind.conformance.vectors.findings import ObservedDifference
 from rescind.conformance.vectors.observation import InvalidObservation, Observation
 from rescind.conformance.vectors.sets.topics import discover

@@ -24,9 +24,9 @@ from rescind.conformance.provenance import (
     observed,
     splash_code,
 )
+from rescind.conformance.vector_files import load_vector_files
 from rescind.conformance.vectors import observation
 from rescind.conformance.vectors import tool as vectortool
-from rescind.conformance.vectors.checks import load_vector_files
 from rescind.conformance.vectors.format import VectorFile, VectorGroup, VectorTest
 
 UPSTREAM = Path(__file__).resolve().parents[1] / "upstream"

@@ -17,7 +17,7 @@ from rescind.conformance.interpreters.host_trace import run_trace
 from rescind.conformance.interpreters.worker_scenario import run_scenario
 from rescind.conformance.provenance import SPLASH
 from rescind.conformance.vectors import tool as vectortool
-from rescind.conformance.vectors.checks import BINDINGS, vector_checks
+from rescind.conformance.vectors.checks import vector_checks
 from rescind.conformance.vectors.sets import _splash_ports_frames as frame_ports
 from rescind.conformance.vectors.sets import _splash_ports_storage as storage_ports
 from rescind.conformance.vectors.sets import _splash_ports_worker as worker_ports
@@ -28,6 +28,7 @@ from rescind.conformance.vectors.sets._splash_port_support import (
     SinglePort,
     single_vector,
 )
+from rescind.conformance.vectors.sets.topics import binding_of
 
 ROOT = Path(__file__).resolve().parents[2]
 INVENTORY = ROOT / "tests" / "upstream" / "splash_tests.txt"
@@ -99,22 +100,16 @@ def test_the_exported_file_is_what_the_module_builds() -> None:
         assert test["provenance"]["citation"] in again["provenance"]["citation"], test["id"]
 
 
-def test_every_group_is_bound_to_its_own_capability() -> None:
-    binding = BINDINGS[splash_upstream_tests.TOPIC]
-    groups = [group["type"] for group in _document()["testGroups"]]
+def test_every_group_is_sent_as_its_own_topic_sends_it() -> None:
+    groups = {group["type"]: group for group in _document()["testGroups"]}
     assert set(groups) == set(splash_upstream_tests.GROUP_TOPICS)
-    for group, topic in splash_upstream_tests.GROUP_TOPICS.items():
-        own = BINDINGS[topic]
-        bound = binding.for_group(group)
-        assert bound.capability == own.capability, group
-        own_op = own.group_ops.get(group, own.op)
-        assert (bound.op, bound.op_field) == (own_op, own.op_field), group
-
-
-def test_other_topics_ignore_group_bindings() -> None:
-    for topic, binding in BINDINGS.items():
-        if topic != splash_upstream_tests.TOPIC:
-            assert binding.for_group("journal") is binding
+    for kind, topic in splash_upstream_tests.GROUP_TOPICS.items():
+        sent = {
+            key: groups[kind][key]
+            for key in ("capability", "operation", "operationFromInput")
+            if key in groups[kind]
+        }
+        assert sent == binding_of(topic).route(kind).fields(), kind
 
 
 def test_the_reference_passes_every_port() -> None:

@@ -17,6 +17,7 @@ from typing import Any
 
 import attrs
 
+from rescind.conformance.fixtures.worker import manifest, operation_result
 from rescind.conformance.interpreters.frame_lines import run_bootstrap, run_message
 from rescind.conformance.interpreters.frame_trace import run_frame_trace
 from rescind.conformance.vectors.format import VectorTest
@@ -30,7 +31,6 @@ from rescind.conformance.vectors.sets._splash_port_support import (
     words,
 )
 from rescind.conformance.vectors.sets._splash_ports_protocol import JSON_GRANT
-from rescind.conformance.vectors.sets._worker_fixtures import manifest, operation_result
 from rescind.conformance.vectors.sets.frames import sealed
 from rescind.reference.errors import RescindError
 

@@ -11,6 +11,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from rescind.conformance.fixtures.grant_texts import grant_text, manifest_text
 from rescind.conformance.interpreters.grant_ops import expected_of
 from rescind.conformance.vectors.format import VectorTest
 from rescind.conformance.vectors.sets._splash_port_support import (
@@ -21,7 +22,6 @@ from rescind.conformance.vectors.sets._splash_port_support import (
     cite,
     words,
 )
-from rescind.conformance.vectors.sets.grants import grant_text, manifest_text
 
 JSON_GRANT = grant_text(comp=0)
 ECHO_2 = grant_text("text.echo", "text", 2, 16384, 65536, 0, ())

@@ -16,16 +16,8 @@ from typing import Any
 
 import attrs
 
-from rescind.conformance.interpreters.worker_trace import run_trace
-from rescind.conformance.vectors.format import VectorTest
-from rescind.conformance.vectors.sets._splash_port_support import (
-    PROTOCOL,
-    PortDisagrees,
-    cite,
-    words,
-)
-from rescind.conformance.vectors.sets._trace_cases import Case, Step, s, trace_input, vector
-from rescind.conformance.vectors.sets._worker_fixtures import (
+from rescind.conformance.fixtures.grant_texts import grant_text
+from rescind.conformance.fixtures.worker import (
     RUNNING,
     compensate,
     compensation_result,
@@ -37,7 +29,15 @@ from rescind.conformance.vectors.sets._worker_fixtures import (
     repeat_text,
     succeeded,
 )
-from rescind.conformance.vectors.sets.grants import grant_text
+from rescind.conformance.interpreters.worker_trace import run_trace
+from rescind.conformance.vectors.format import VectorTest
+from rescind.conformance.vectors.sets._splash_port_support import (
+    PROTOCOL,
+    PortDisagrees,
+    cite,
+    words,
+)
+from rescind.conformance.vectors.sets._trace_cases import Case, Step, s, trace_input, vector
 
 JSON_GRANT = grant_text(comp=0)
 COMPENSATION_GRANT = grant_text()

@@ -24,9 +24,17 @@ from typing import Any
 
 import attrs
 
+from rescind.conformance.fixtures.grant_texts import grant_text
+from rescind.conformance.fixtures.session_cases import Step, act, adapter_error, fault, send
+from rescind.conformance.fixtures.worker import (
+    RUNNING,
+    compensate,
+    dispatch,
+    reconcile,
+)
+from rescind.conformance.fixtures.worker import succeeded as succeeded_status
 from rescind.conformance.interpreters.worker_scenario import run_scenario
 from rescind.conformance.vectors.format import VectorTest
-from rescind.conformance.vectors.sets._session_cases import Step, act, adapter_error, fault, send
 from rescind.conformance.vectors.sets._splash_port_support import (
     OK,
     WORKER,
@@ -34,14 +42,6 @@ from rescind.conformance.vectors.sets._splash_port_support import (
     cite,
     words,
 )
-from rescind.conformance.vectors.sets._worker_fixtures import (
-    RUNNING,
-    compensate,
-    dispatch,
-    reconcile,
-)
-from rescind.conformance.vectors.sets._worker_fixtures import succeeded as succeeded_status
-from rescind.conformance.vectors.sets.grants import grant_text
 from rescind.reference.grants import CapabilityGrant
 
 SESSION = "worker-1"

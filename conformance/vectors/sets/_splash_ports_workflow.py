@@ -22,17 +22,7 @@ from typing import Any
 
 import attrs
 
-from rescind.conformance.interpreters.host_trace import run_trace
-from rescind.conformance.vectors.format import VectorTest
-from rescind.conformance.vectors.retired import live_id
-from rescind.conformance.vectors.sets._splash_port_support import (
-    OK,
-    WORKFLOW,
-    PortDisagrees,
-    cite,
-    words,
-)
-from rescind.conformance.vectors.sets._trace_dsl import (
+from rescind.conformance.fixtures.trace_dsl import (
     CTX,
     NONCE,
     TOOL,
@@ -44,6 +34,16 @@ from rescind.conformance.vectors.sets._trace_dsl import (
     policy_and_target,
     session,
     setup,
+)
+from rescind.conformance.interpreters.host_trace import run_trace
+from rescind.conformance.vectors.format import VectorTest
+from rescind.conformance.vectors.retired import live_id
+from rescind.conformance.vectors.sets._splash_port_support import (
+    OK,
+    WORKFLOW,
+    PortDisagrees,
+    cite,
+    words,
 )
 from rescind.reference.digests import PlanStep, plan_fingerprint
 

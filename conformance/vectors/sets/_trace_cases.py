@@ -15,10 +15,10 @@ import attrs
 
 from rescind.conformance import cases
 from rescind.conformance.cases import CaseRow, CaseTableError
+from rescind.conformance.fixtures.worker import STANDARD_GRANTS
 from rescind.conformance.interpreters.worker_trace import run_trace
 from rescind.conformance.provenance import Provenance
 from rescind.conformance.vectors.format import VectorTest, string_tuple
-from rescind.conformance.vectors.sets._worker_fixtures import STANDARD_GRANTS
 
 OK = "ok"
 

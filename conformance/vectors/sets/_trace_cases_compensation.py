@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rescind.conformance.vectors.sets._trace_dsl import (
+from rescind.conformance.fixtures.trace_dsl import (
     CANCELLED,
     FAILED,
     KEY_0E,

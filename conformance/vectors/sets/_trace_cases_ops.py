@@ -5,15 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rescind.conformance.vectors.sets._ledger_texts import (
-    MAX_REVISION,
-    ledger,
-    max_field_operations,
-    numbered_operations,
-    operation,
-    text,
-)
-from rescind.conformance.vectors.sets._trace_dsl import (
+from rescind.conformance.fixtures.trace_dsl import (
     CANCELLED,
     FAILED,
     KEY_0E,
@@ -34,6 +26,14 @@ from rescind.conformance.vectors.sets._trace_dsl import (
     revision,
     session,
     setup,
+)
+from rescind.conformance.vectors.sets._ledger_texts import (
+    MAX_REVISION,
+    ledger,
+    max_field_operations,
+    numbered_operations,
+    operation,
+    text,
 )
 from rescind.reference.digests import PlanStep, plan_fingerprint
 

@@ -14,6 +14,7 @@ import json
 from typing import Any
 
 from rescind.conformance.cases import CaseRow
+from rescind.conformance.fixtures.grant_texts import grant_text, manifest_text
 from rescind.conformance.interpreters.grant_ops import OPERATIONS, expected_of, run
 from rescind.conformance.precedence import PROTOCOL
 from rescind.conformance.provenance import Provenance, derived, observed, splash_code
@@ -27,31 +28,6 @@ from rescind.conformance.vectors.format import (
 from rescind.conformance.vectors.sets._precedence import FLAG, NOTE, Faults, pair_rows
 
 TOPIC = "grants"
-
-
-def _resources(pairs: tuple[tuple[str, str], ...]) -> str:
-    return "[" + ",".join(f'{{"kind":"{kind}","id":"{rid}"}}' for kind, rid in pairs) + "]"
-
-
-def grant_text(
-    tool: str = "math.add",
-    fmt: str = "json",
-    calls: int | str = 2,
-    inp: int | str = 128,
-    out: int | str = 128,
-    comp: int | str | None = 1,
-    resources: tuple[tuple[str, str], ...] | None = (("network_origin", "math-api"),),
-) -> str:
-    """Grant JSON in field order; the defaults are upstream's test compensation grant."""
-    text = (
-        f'{{"tool":"{tool}","format":"{fmt}","max_calls":{calls},'
-        f'"max_input_bytes":{inp},"max_output_bytes":{out}'
-    )
-    if comp is not None:
-        text += f',"max_compensations":{comp}'
-    if resources is not None:
-        text += f',"resources":{_resources(resources)}'
-    return text + "}"
 
 
 UPSTREAM = grant_text()
@@ -74,12 +50,6 @@ RICH = grant_text(
     "svc.deploy", "json", 10, 4096, 4096, 3, (("file_root", "repo"), ("secret", "token"))
 )
 SIXTY_FIVE = tuple(("secret", f"r{index:02d}") for index in range(65))
-
-
-def manifest_text(*grants: str, version: int = 5, session: str = "session-1") -> str:
-    return (
-        f'{{"protocol_version":{version},"session_id":"{session}","grants":[{",".join(grants)}]}}'
-    )
 
 
 TWO_TOOLS = manifest_text(RICH, grant_text("text.echo", "text", 4, 16384, 65536, 1, ()))

@@ -19,6 +19,8 @@ from typing import Any
 
 from rescind.conformance import cases
 from rescind.conformance.cases import CaseRow, CaseTable, Family
+from rescind.conformance.fixtures.grant_texts import grant_text
+from rescind.conformance.fixtures.worker import KEY, dispatch, manifest
 from rescind.conformance.provenance import derived
 from rescind.conformance.vectors.format import Flag, VectorFile, VectorGroup
 from rescind.conformance.vectors.sets._journal_precedence import precedence_tests
@@ -29,8 +31,6 @@ from rescind.conformance.vectors.sets._trace_cases import (
     TRACE_INPUT_SCHEMA,
     trace_vector,
 )
-from rescind.conformance.vectors.sets._worker_fixtures import KEY, dispatch, manifest
-from rescind.conformance.vectors.sets.grants import grant_text
 
 TOPIC = "journal-traces"
 

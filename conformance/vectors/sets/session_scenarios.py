@@ -14,13 +14,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from rescind.conformance.fixtures import recovery_cases as host_cases
+from rescind.conformance.fixtures import session_cases as worker_cases
 from rescind.conformance.interpreters.host_scenario import run_host_scenario
 from rescind.conformance.interpreters.worker_scenario import run_scenario
 from rescind.conformance.provenance import Provenance, derived, edge_case_note, observed
 from rescind.conformance.vectors.format import Flag, VectorFile, VectorGroup, VectorTest
 from rescind.conformance.vectors.retired import live_id
-from rescind.conformance.vectors.sets import _recovery_cases as host_cases
-from rescind.conformance.vectors.sets import _session_cases as worker_cases
 
 TOPIC = "session-scenarios"
 OK = "ok"

@@ -1,13 +1,13 @@
 """Splash's own unit tests, transcribed as vectors (provenance ``upstream-test``).
 
 One group per area; each group uses the input format and driver operation of the topic that
-owns the area (journal-traces, authorizer-traces, grants, ...), so ``TopicBinding``'s
-``group_bindings`` sends it to that capability. Every vector cites the upstream test it
-replays (``ymote/Splash`` at the pinned commit, path and test name); a test with several
-independent assertions may give several vectors, told apart by a suffix. Each comment says
-what the upstream test asserts and what of it the vector does not pin. The expected values
-are the reference's; a port whose answer differs from the upstream assertion is not
-exported (``_splash_port_support.PortDisagrees`` stops the build).
+owns the area (journal-traces, authorizer-traces, grants, ...): ``GROUP_TOPICS`` names it,
+and the topic declaration (``topics.TOPICS``) sends each group as that topic sends it. Every
+vector cites the upstream test it replays (``ymote/Splash`` at the pinned commit, path and
+test name); a test with several independent assertions may give several vectors, told apart
+by a suffix. Each comment says what the upstream test asserts and what of it the vector does
+not pin. The expected values are the reference's; a port whose answer differs from the
+upstream assertion is not exported (``_splash_port_support.PortDisagrees`` stops the build).
 docs/upstream-readings.md ("Port inventory", Splash) lists every upstream test of these
 areas, ported or not, and why.
 """

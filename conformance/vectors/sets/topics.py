@@ -1,8 +1,15 @@
-"""Every vector topic, imported explicitly; ``discover`` builds them in export order."""
+"""Every vector topic, declared once: its name, the module that builds its file, and its
+binding, how a driver is asked the tests of each group (the export writes it into every group
+of the published file: ``capability`` and ``operation`` or ``operationFromInput``, so a runner
+in any language reads it from the file). ``discover`` builds the topics in export order.
+
+To add a topic, add one ``Topic`` below (CONTRIBUTING.md, "Adding a topic")."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+
+import attrs
 
 from rescind.conformance.vectors.format import VectorFile
 from rescind.conformance.vectors.sets import (
@@ -25,32 +32,166 @@ from rescind.conformance.vectors.sets import (
     storage,
 )
 
-TOPICS: tuple[Callable[[], VectorFile], ...] = (
-    authorizer_traces.build,
-    canonical_input.build,
-    compensation_reconcile.build,
-    frames.build,
-    grants.build,
-    host_keys.build,
-    journal_codec.build,
-    journal_traces.build,
-    ledger_codec.build,
-    ledger_traces.build,
-    saga_bindings.build,
-    saga_lifecycles.build,
-    saga_plans.build,
-    saga_upstream_tests.build,
-    session_scenarios.build,
-    splash_upstream_tests.build,
-    storage.build,
+
+@attrs.frozen
+class Route:
+    """How the tests of one group are sent: the driver capability, and either the one
+    ``operation`` every test uses or the input key naming each test's operation
+    (``<capability>.<input[from_input]>``)."""
+
+    capability: str
+    operation: str | None = None
+    from_input: str | None = None
+
+    def fields(self) -> dict[str, str]:
+        """What the export writes into the group."""
+        if self.from_input is not None:
+            return {"capability": self.capability, "operationFromInput": self.from_input}
+        if self.operation is None:
+            raise ValueError(f"a route of capability {self.capability} names no operation")
+        return {"capability": self.capability, "operation": self.operation}
+
+
+@attrs.frozen
+class Binding:
+    """A topic's routes: per group type, else ``default``."""
+
+    default: Route | None = None
+    groups: Mapping[str, Route] = attrs.field(factory=dict)
+
+    def route(self, group_type: str) -> Route:
+        route = self.groups.get(group_type, self.default)
+        if route is None:
+            raise ValueError(f"no route for test group {group_type!r}")
+        return route
+
+
+def one(capability: str, operation: str) -> Binding:
+    """Every test of the topic is one request of ``operation``."""
+    return Binding(Route(capability, operation))
+
+
+def by_input(capability: str, key: str) -> Binding:
+    """Each test names its operation in ``input[key]``."""
+    return Binding(Route(capability, from_input=key))
+
+
+def by_group(capability: str, operations: Mapping[str, str]) -> Binding:
+    """Each group type has its own operation."""
+    return Binding(groups={kind: Route(capability, op) for kind, op in operations.items()})
+
+
+@attrs.frozen
+class Topic:
+    name: str
+    build: Callable[[], VectorFile]
+    binding: Binding
+
+
+_SAGA_STEPS = ("reconcile", "case", "work-item")
+
+_OWN: tuple[Topic, ...] = (
+    Topic("authorizer-traces", authorizer_traces.build, one("authorizer", "authorizer.trace")),
+    Topic("canonical-input", canonical_input.build, one("canonical", "canonical.input")),
+    Topic(
+        "compensation-reconcile",
+        compensation_reconcile.build,
+        one("session", "session.compensation-reconcile"),
+    ),
+    Topic(
+        "frames",
+        frames.build,
+        by_group(
+            "frames",
+            {
+                "message-line": "frames.message",
+                "frame-tag": "frames.tag",
+                "frame-trace": "frames.trace",
+                "bootstrap": "frames.bootstrap",
+                "bootstrap-precedence": "frames.bootstrap",
+                "frame-precedence": "frames.trace",
+            },
+        ),
+    ),
+    Topic("grants", grants.build, by_input("grants", "operation")),
+    Topic("host-keys", host_keys.build, by_input("host-keys", "operation")),
+    Topic("journal-codec", journal_codec.build, one("journal", "journal.load")),
+    Topic("journal-traces", journal_traces.build, one("journal", "journal.trace")),
+    Topic("ledger-codec", ledger_codec.build, one("ledger", "ledger.load")),
+    Topic("ledger-traces", ledger_traces.build, one("ledger", "ledger.trace")),
+    Topic(
+        "saga-bindings",
+        saga_bindings.build,
+        by_group("saga", {"validate": "saga.validate", "order": "saga.order"}),
+    ),
+    Topic(
+        "saga-lifecycles",
+        saga_lifecycles.build,
+        by_group(
+            "saga",
+            {kind: f"saga.{kind}" for kind in ("transition", "classify", *_SAGA_STEPS)}
+            | {"work-item-precedence": "saga.work-item"},
+        ),
+    ),
+    Topic(
+        "saga-plans",
+        saga_plans.build,
+        by_group("saga", {"plan": "saga.plan", "run": "saga.run", "declare": "saga.declare"}),
+    ),
+    Topic(
+        "saga-upstream-tests",
+        saga_upstream_tests.build,
+        by_group("saga", {kind: f"saga.{kind}" for kind in ("run", "validate", *_SAGA_STEPS)}),
+    ),
+    Topic("session-scenarios", session_scenarios.build, by_input("session", "kind")),
+    Topic(
+        "storage",
+        storage.build,
+        by_group(
+            "storage",
+            {
+                "storage-record-tag": "storage.tag",
+                "storage-envelope-open": "storage.open",
+                "storage-cas-trace": "storage.trace",
+                "storage-open-precedence": "storage.open",
+            },
+        ),
+    ),
 )
-"""The ``build`` of every topic module (a test keeps it complete)."""
+
+
+def _ported(group_topics: Mapping[str, str]) -> Binding:
+    """Ported upstream tests: each group is sent as its own topic sends that group type."""
+    own = {topic.name: topic.binding for topic in _OWN}
+    return Binding(groups={kind: own[topic].route(kind) for kind, topic in group_topics.items()})
+
+
+TOPICS: tuple[Topic, ...] = (
+    *_OWN,
+    Topic(
+        "splash-upstream-tests",
+        splash_upstream_tests.build,
+        _ported(splash_upstream_tests.GROUP_TOPICS),
+    ),
+)
+"""Every topic (a test keeps it complete: one per topic module)."""
+
+_BY_NAME = {topic.name: topic for topic in TOPICS}
+
+
+def binding_of(topic: str) -> Binding:
+    """The binding of a declared topic (``KeyError`` for any other)."""
+    return _BY_NAME[topic].binding
 
 
 def discover() -> list[VectorFile]:
     """Build every topic, sorted by topic name (the export order)."""
-    files = [build() for build in TOPICS]
-    topics = [vector_file.topic for vector_file in files]
-    if len(set(topics)) != len(topics):
-        raise ValueError(f"two vector modules build the same topic: {topics}")
+    if len(_BY_NAME) != len(TOPICS):
+        raise ValueError("two topics are declared with one name")
+    files = []
+    for topic in TOPICS:
+        vector_file = topic.build()
+        if vector_file.topic != topic.name:
+            raise ValueError(f"topic {topic.name} builds a file of topic {vector_file.topic}")
+        files.append(vector_file)
     return sorted(files, key=lambda vector_file: vector_file.topic)
