@@ -798,6 +798,179 @@ OPERATIONS += (
     ),
 )
 
+_STORAGE: Final = "crates/splash-storage/src/lib.rs"
+_HELD_OR_NEW = (
+    "the identity and stored-state checks run only for a key the journal holds, the record"
+    " limit and the size only for a new key"
+)
+_NO_RECORD = "a key the journal does not hold has no tool to compare"
+
+OPERATIONS += (
+    Operation(
+        "journal.admit",
+        "EP-20",
+        "Admitting an operation in the worker journal",
+        ("WJ-8", "WJ-9", "WJ-17"),
+        f"{PROTOCOL} `WorkerOperationJournal::admit`, `ensure_operation_identity`,"
+        " `validate_worker_operation_state_for_grant`,"
+        " `WorkerOperationJournal::validate_and_bound`",
+        (
+            Check(
+                "identity",
+                "operation_identity_mismatch",
+                "another tool or input under a key the journal holds",
+            ),
+            Check(
+                "stored_state",
+                "output_too_large",
+                "a held state the current grant no longer admits (here: its output)",
+            ),
+            Check(
+                "record_count", "too_many_worker_operations", "a new key in a journal of 64 records"
+            ),
+            Check(
+                "journal_size",
+                "operation_journal_too_large",
+                "a new record that takes the journal over 262,144 bytes",
+            ),
+        ),
+        excused={
+            ("stored_state", "record_count"): _HELD_OR_NEW,
+            ("record_count", "journal_size"): (
+                "breaking both needs 64 records within a few bytes of 262,144 (a vector of"
+                " about 256 KiB); the limits' own vectors (WJ-9, WJ-3) show each alone"
+            ),
+        },
+        note=(
+            "The stored state is checked as a status against the grant (WM-7, then EP-15's"
+            " `format` to `output_size`); the size is the whole-journal check (WJ-3) of the"
+            " candidate journal."
+        ),
+    ),
+    Operation(
+        "journal.reconcile",
+        "EP-21",
+        "Observing a reconciliation in the worker journal",
+        ("WJ-11", "WJ-12"),
+        f"{PROTOCOL} `WorkerOperationJournal::validate_reconciliation`,"
+        " `WorkerOperationJournal::observe_reconciliation`",
+        (
+            Check("known", "unknown_operation", "a key the journal does not hold"),
+            Check("tool", "operation_identity_mismatch", "a tool other than the record's"),
+            Check(
+                "stored_state",
+                "output_too_large",
+                "a stored state the current grant no longer admits (here: its output)",
+            ),
+            Check("status", "operation_failure_too_large", "a status that fails WM-7"),
+            Check(
+                "transition",
+                "invalid_worker_operation_transition",
+                "a status the lifecycle table refuses after the stored one",
+            ),
+        ),
+        excused={("known", "tool"): _NO_RECORD},
+        note=(
+            "`validate_reconciliation` is the first three checks alone. The status is checked"
+            " against the grant as in EP-15 (`status` to `output_size`)."
+        ),
+    ),
+    Operation(
+        "journal.observe_compensation",
+        "EP-22",
+        "Observing a compensation's status in the worker journal",
+        ("WJ-14", "WJ-15"),
+        f"{PROTOCOL} `WorkerOperationJournal::observe_compensation`,"
+        " `validate_operation_status_for_grant`, `ensure_compensation_target`,"
+        " `ensure_compensation_identity`",
+        (
+            Check("status", "operation_failure_too_large", "a status that fails WM-7"),
+            Check("scope", "operation_journal_scope_mismatch", "a tenant scope not the journal's"),
+            Check("known", "unknown_operation", "an original the journal does not hold"),
+            Check("tool", "compensation_tool_mismatch", "a tool other than the original's"),
+            Check("attached", "unknown_compensation", "an original with no compensation"),
+            Check(
+                "identity",
+                "compensation_identity_mismatch",
+                "another key, input or grant than the compensation attached",
+            ),
+            Check(
+                "transition",
+                "invalid_worker_compensation_transition",
+                "a status the lifecycle table refuses after the stored one",
+            ),
+        ),
+        excused={
+            ("known", "tool"): "an original the journal does not hold has no tool to compare",
+            ("attached", "identity"): "no compensation attached, no identity to compare",
+        },
+        note=(
+            "The status is checked against the grant as in EP-15 (`status` to `output_size`)."
+            " Rescind's compensation reconciliation (CR-5, an extension) runs the same checks"
+            " from `scope` to `identity`, then the stored state against the grant."
+        ),
+    ),
+    Operation(
+        "storage.write",
+        "EP-23",
+        "Writing a stored record without a fence (`create`, `replace`, `compare_and_swap`)",
+        ("ST-18", "ST-19", "ST-20", "ST-27"),
+        f"{_STORAGE} `AuthenticatedStore::compare_and_swap`, `prepare_compare_and_swap`,"
+        " `VolatileMemoryStore::compare_and_swap`",
+        (
+            Check("payload_size", "payload_too_large", "a payload over 262,144 bytes"),
+            Check(
+                "current",
+                "unknown_key_id",
+                "a current record that does not open (EP-14; here: sealed under a retired key)",
+            ),
+            Check("conflict", "write_conflict", "an expected revision not the current one"),
+            Check("exhausted", "storage_revision_exhausted", "a current revision of 2^64-1"),
+            Check("fencing_required", "fencing_required", "a key whose fence is set"),
+        ),
+        note=(
+            "The fence is the backend's check, made in its atomic write after the store's own"
+            " checks, so every other refusal comes first."
+        ),
+    ),
+    Operation(
+        "storage.write_fenced",
+        "EP-24",
+        "Writing a stored record under a fencing token (`compare_and_swap_fenced`)",
+        ("ST-25", "ST-28", "ST-18", "ST-19", "ST-20"),
+        f"{_STORAGE} `AuthenticatedStore::compare_and_swap_fenced`,"
+        " `VolatileMemoryStore::establish_fence`, `prepare_compare_and_swap`",
+        (
+            Check("fence_zero", "invalid_fencing_token", "a token of 0"),
+            Check("fence_stale", "fencing_token_rejected", "a token below the current fence"),
+            Check("payload_size", "payload_too_large", "a payload over 262,144 bytes"),
+            Check(
+                "current",
+                "unknown_key_id",
+                "a current record that does not open (EP-14; here: sealed under a retired key)",
+            ),
+            Check("conflict", "write_conflict", "an expected revision not the current one"),
+            Check("exhausted", "storage_revision_exhausted", "a current revision of 2^64-1"),
+        ),
+        note=(
+            "The token is established before the record is read (ST-28), so a stale writer is"
+            " refused whatever else is wrong; the backend checks the token again in its"
+            " atomic write, where it cannot fail after a successful establishment."
+        ),
+    ),
+    Operation(
+        "storage.record_key",
+        "EP-25",
+        "Naming a stored record (every storage call)",
+        ("ST-2",),
+        f"{_STORAGE} `StorageRecordKey::new`",
+        (
+            Check("namespace", "invalid_record_namespace", "a namespace outside the token grammar"),
+            Check("name", "invalid_record_name", "a name outside the token grammar"),
+        ),
+    ),
+)
+
 OPERATIONS = tuple(sorted(OPERATIONS, key=lambda operation: int(operation.rule[3:])))
 BY_NAME: Final = {operation.name: operation for operation in OPERATIONS}
 

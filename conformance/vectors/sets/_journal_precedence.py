@@ -1,6 +1,7 @@
 """Pairwise error-precedence traces for the worker journal (docs/spec/precedence.md EP-15,
 EP-16): an admitted request, maybe a first observation, then one observation (or one
-compensation admission) that breaks two checks."""
+compensation admission) that breaks two checks. EP-20 to EP-22 (admission, reconciliation,
+compensation observation) are built in ``_journal_calls_precedence`` and joined here."""
 
 from __future__ import annotations
 
@@ -14,6 +15,9 @@ from rescind.conformance.interpreters.worker_trace import run_trace
 from rescind.conformance.precedence import PROTOCOL
 from rescind.conformance.provenance import splash_code
 from rescind.conformance.vectors.format import VectorTest
+from rescind.conformance.vectors.sets._journal_calls_precedence import (
+    precedence_rows as calls_precedence_rows,
+)
 from rescind.conformance.vectors.sets._precedence import Faults, last_step, pair_rows, trace_test
 from rescind.reference.grants import CapabilityGrant
 
@@ -283,5 +287,7 @@ def precedence_tests() -> tuple[VectorTest, ...]:
         *compensation_rows(),
         # the same pairs on authorized values, for drivers that declare authorized-by-authorizer
         *precedence_rows(_authorized_trace, "journal.authorized.observe"),
+        # admission, reconciliation and compensation observation (EP-20 to EP-22)
+        *calls_precedence_rows(),
     )
     return tuple(to_vector(row) for row in rows)
