@@ -971,6 +971,38 @@ OPERATIONS += (
     ),
 )
 
+OPERATIONS += (
+    Operation(
+        "authorizer.result",
+        "EP-26",
+        "Validating an operation's result in the session authorizer",
+        ("AU-10", "WM-12"),
+        f"{PROTOCOL} `SessionAuthorizer::validate_operation_result`,"
+        " `SessionAuthorizer::ensure_local_authorization`, `validate_operation_status_for_grant`",
+        (
+            Check(
+                "provenance",
+                "authorization_provenance_mismatch",
+                "an authorized value another authorizer made",
+            ),
+            Check("result", "unsupported_version", "a result that fails validation (its version)"),
+            Check("session", "unknown_session", "a result for another session"),
+            Check(
+                "correlates",
+                "operation_result_mismatch",
+                "a result that does not match the authorized request (its operation key)",
+            ),
+            Check("duplicate", "duplicate_result", "a request id with an accepted result"),
+            Check("status", "output_too_large", "a status the grant refuses (here: its output)"),
+        ),
+        note=(
+            "`validate_reconciliation_result` and `validate_compensation_result` run the same"
+            " checks in the same order (a compensation result's mismatch is"
+            " `compensation_result_mismatch`); the vectors use the dispatch result."
+        ),
+    ),
+)
+
 OPERATIONS = tuple(sorted(OPERATIONS, key=lambda operation: int(operation.rule[3:])))
 BY_NAME: Final = {operation.name: operation for operation in OPERATIONS}
 
