@@ -1003,6 +1003,84 @@ OPERATIONS += (
     ),
 )
 
+OPERATIONS += (
+    Operation(
+        "session.reconcile",
+        "EP-27",
+        "Handling a reconciliation in a worker session",
+        ("WS-13", "WS-14"),
+        "crates/splash-worker/src/lib.rs `WorkerSession::handle_reconciliation`,"
+        " `WorkerSession::reserve_reconciliation`",
+        (
+            Check(
+                "authorized",
+                "duplicate_request",
+                "a request the authorizer refuses (EP-10; here: a request id seen before)",
+            ),
+            Check(
+                "journal",
+                "unknown_operation",
+                "a reconciliation the journal refuses (EP-21; here: a key it does not hold)",
+            ),
+            Check(
+                "session_budget",
+                "reconciliation_session_budget_exhausted",
+                "no reconciliation left in the session",
+            ),
+            Check(
+                "tool_budget",
+                "reconciliation_budget_exhausted",
+                "no reconciliation left for the tool",
+            ),
+        ),
+        note=(
+            "A refused reconciliation spends no budget, and the adapter is asked only after"
+            " both budgets are reserved. Upstream's driver does not drive sessions, so these"
+            " vectors are not observed upstream (the session capability is Rescind's)."
+        ),
+    ),
+)
+
+_INVALID_NEVER_HELD = "a key id outside the grammar is never one the keyring holds"
+
+OPERATIONS += (
+    Operation(
+        "storage.keyring_add",
+        "EP-28",
+        "Adding a key to a storage keyring (`add_read_key`, `rotate_to`)",
+        ("ST-3", "ST-17"),
+        f"{_STORAGE} `StorageKeyId::new`, `StorageKeyring::add_read_key`,"
+        " `StorageKeyring::rotate_to`",
+        (
+            Check("key_id", "invalid_key_id", "a key id outside the token grammar"),
+            Check("unique", "duplicate_key_id", "a key id the keyring holds"),
+        ),
+        excused={("key_id", "unique"): _INVALID_NEVER_HELD},
+        note=(
+            "Upstream takes a `StorageKeyId` already built, so its grammar is checked by the"
+            " caller, first. A key of another length than 32 bytes cannot be passed upstream"
+            " (a fixed-size array); Rescind checks it when the key is built, before the call."
+        ),
+    ),
+    Operation(
+        "storage.keyring_retire",
+        "EP-29",
+        "Retiring a key from a storage keyring",
+        ("ST-3", "ST-17"),
+        f"{_STORAGE} `StorageKeyId::new`, `StorageKeyring::retire`",
+        (
+            Check("key_id", "invalid_key_id", "a key id outside the token grammar"),
+            Check("active", "active_key_cannot_be_retired", "the active key's id"),
+            Check("known", "unknown_key_id", "a key id the keyring does not hold"),
+        ),
+        excused={
+            ("key_id", "active"): "the active key's id is always inside the grammar",
+            ("active", "known"): "the active key is always held",
+        },
+        note="No input breaks two of these checks; the list states the order all the same.",
+    ),
+)
+
 OPERATIONS = tuple(sorted(OPERATIONS, key=lambda operation: int(operation.rule[3:])))
 BY_NAME: Final = {operation.name: operation for operation in OPERATIONS}
 
