@@ -12,7 +12,8 @@ from rescind.conformance.interpreters.worker_scenario import run_scenario
 from rescind.conformance.provenance import splash_code
 from rescind.conformance.vectors.format import VectorTest
 from rescind.conformance.vectors.sets._precedence import Faults, last_step, pair_rows
-from rescind.conformance.vectors.sets._session_cases import RUNNING, Case, d, r, send, status
+from rescind.conformance.vectors.sets._session_cases import Case, d, r, send, status
+from rescind.conformance.vectors.sets._worker_fixtures import RUNNING
 
 
 def _base() -> dict[str, Any]:

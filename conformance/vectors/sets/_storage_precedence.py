@@ -203,6 +203,18 @@ _WRITE_FAULTS: dict[str, Any] = {
 }
 
 
+def _write_input(document: Mapping[str, Any]) -> dict[str, Any]:
+    return _trace_input(_write_steps(document))
+
+
+WRITE_TOPICS: tuple[tuple[str, Callable[[], dict[str, Any]], dict[str, Any], Any], ...] = (
+    ("storage.write", _write_base(False), _WRITE_FAULTS, _write_input),
+    ("storage.write_fenced", _write_base(True), _WRITE_FAULTS, _write_input),
+)
+"""Each write operation's name, base document, faults and trace (the exploration area
+``storage-write-faults`` draws from these too)."""
+
+
 def write_rows() -> list[CaseRow]:
     """EP-23 and EP-24 (the trace's last step breaks two checks) and EP-25."""
     rows: list[CaseRow] = []
@@ -227,7 +239,7 @@ def write_rows() -> list[CaseRow]:
                 prefix,
                 _write_base(fenced),
                 _WRITE_FAULTS,
-                lambda document: _trace_input(_write_steps(document)),
+                _write_input,
                 last_step(run_trace),
                 splash_code(
                     _SPLASH_STORAGE,
