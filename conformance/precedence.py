@@ -1081,6 +1081,90 @@ OPERATIONS += (
     ),
 )
 
+_WORKER: Final = "crates/splash-worker/src/lib.rs"
+
+OPERATIONS += (
+    Operation(
+        "session.open",
+        "EP-40",
+        "Opening a worker session",
+        ("WS-1", "WS-2"),
+        f"{_WORKER} `WorkerSession::open`; {PROTOCOL} `SessionAuthenticator::open`,"
+        " `WorkerMessage::validate`",
+        (
+            Check("role", "requires_worker_authenticator", "an authenticator of the host role"),
+            Check(
+                "frame",
+                "unsupported_version",
+                "a first frame that does not open (FR-10; here: a message of version 4)",
+            ),
+            Check("kind", "unexpected_opening_message", "a first message other than open_session"),
+            Check("adapters", "missing_adapter", "a granted tool without an adapter"),
+            Check("lease", "invalid_journal_lease", "an admission that answers token 0"),
+        ),
+        excused={
+            ("role", "frame"): (
+                "a scenario's host seals the opening message, and a message that fails"
+                " validation cannot be sealed, so no scenario delivers one to a host-role"
+                " worker; each check alone has its vectors (WS-1)"
+            ),
+        },
+        note=(
+            "The manifest is validated when the frame's message is (`WorkerMessage::validate`),"
+            " so making the authorizer cannot fail after it. An admission that fails"
+            " (`admission_failed`) and one that answers 0 are one step's two outcomes. Rescind"
+            " checks the authenticator's wire profile (its extensions) between `role` and"
+            " `frame`; the scenarios use the upstream profile."
+        ),
+    ),
+    Operation(
+        "session.dispatch",
+        "EP-41",
+        "Handling a dispatch in a worker session",
+        ("WS-5", "WS-6"),
+        f"{_WORKER} `WorkerSession::handle_operation_dispatch`",
+        (
+            Check(
+                "authorized",
+                "call_budget_exhausted",
+                "a request the authorizer refuses (EP-8; here: no call left)",
+            ),
+            Check(
+                "contract",
+                "durable_operation_contract_not_declared",
+                "an adapter without the durable operation contract",
+            ),
+            Check(
+                "journal",
+                "operation_identity_mismatch",
+                "an admission the journal refuses (EP-20; here: another input under a held key)",
+            ),
+        ),
+        excused={
+            ("contract", "journal"): (
+                "an adapter's declarations hold for the whole scenario, so a key is journaled"
+                " only under an adapter that declares the contract"
+            ),
+        },
+        note=(
+            "A compensation (`handle_compensation`, WS-12) runs the same three steps with"
+            " EP-11 and EP-16. The call is spent before the contract is checked, so a refused"
+            " dispatch still uses up the budget."
+        ),
+    ),
+    Operation(
+        "session.limits",
+        "EP-42",
+        "Making a worker session's reconciliation limits",
+        ("WS-14",),
+        f"{_WORKER} `WorkerSessionLimits::with_limits`",
+        (
+            Check("per_tool", "zero_per_tool_reconciliation_limit", "a per-tool limit of 0"),
+            Check("per_session", "zero_session_reconciliation_limit", "a session limit of 0"),
+        ),
+    ),
+)
+
 OPERATIONS = tuple(sorted(OPERATIONS, key=lambda operation: int(operation.rule[3:])))
 BY_NAME: Final = {operation.name: operation for operation in OPERATIONS}
 
