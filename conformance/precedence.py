@@ -686,7 +686,7 @@ OPERATIONS += (
         "Admitting a compensation in the worker journal",
         ("WJ-13", "WJ-15"),
         f"{PROTOCOL} `WorkerOperationJournal::admit_compensation`, `ensure_compensation_target`,"
-        " `ensure_compensation_identity`",
+        " `ensure_compensation_identity`, `validate_worker_operation_state_for_grant`",
         (
             Check("scope", "operation_journal_scope_mismatch", "a tenant scope not the journal's"),
             Check("known", "unknown_operation", "an original the journal does not hold"),
@@ -701,6 +701,11 @@ OPERATIONS += (
                 "compensation_identity_mismatch",
                 "another key, input or grant than the compensation already attached",
             ),
+            Check(
+                "stored_state",
+                "output_too_large",
+                "an attached compensation's state the current grant no longer admits",
+            ),
         ),
         excused={
             ("known", "tool"): "an original the journal does not hold has no tool to compare",
@@ -709,6 +714,13 @@ OPERATIONS += (
                 " that state"
             ),
         },
+        note=(
+            "`stored_state` (`validate_worker_operation_state_for_grant` on the attached"
+            " compensation) is reached only with a grant other than the one whose fingerprint"
+            " the compensation carries; through the authorizer a changed grant changes the"
+            " fingerprint, so `identity` refuses first, and only the raw spelling has this"
+            " pair's vector."
+        ),
     ),
 )
 

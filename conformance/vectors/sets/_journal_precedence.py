@@ -208,10 +208,25 @@ def _compensation_trace(document: Mapping[str, Any]) -> dict[str, Any]:
             steps.append(
                 {"call": "observe", "args": {"request": "add", "grant": "math", "status": total}}
             )
-    steps.append({"call": "admit_compensation", "args": {"request": "undo", "grant": "math"}})
+    grants = {"math": json.dumps(_GRANT, separators=(",", ":"))}
+    if document.get("attached"):  # the compensation _UNDO attached and succeeded first
+        requests["attached"] = json.dumps(_UNDO, separators=(",", ":"))
+        undone = json.dumps(_UNDONE, separators=(",", ":"))
+        steps += [
+            {"call": "admit_compensation", "args": {"request": "attached", "grant": "math"}},
+            {
+                "call": "observe_compensation",
+                "args": {"request": "attached", "grant": "math", "status": undone},
+            },
+        ]
+    grant = "math"
+    if document.get("narrow"):  # a grant whose output limit the stored success exceeds
+        grant = "narrow"
+        grants[grant] = json.dumps({**_GRANT, "max_output_bytes": 8}, separators=(",", ":"))
+    steps.append({"call": "admit_compensation", "args": {"request": "undo", "grant": grant}})
     return {
         "setup": {
-            "grants": {"math": json.dumps(_GRANT, separators=(",", ":"))},
+            "grants": grants,
             "requests": requests,
             "journal": {"scope": "tenant-release"},
         },
@@ -224,6 +239,19 @@ def _undo(name: str, value: object) -> Any:
         document["compensation"][name] = value
 
     return fault
+
+
+_UNDONE = {"state": "succeeded", "payload": {"format": "json", "value": {"undone": True}}}
+
+
+def _attached_then(fault: Any) -> Any:
+    """A fault that needs a compensation attached (and succeeded) before the admission."""
+
+    def attached(document: dict[str, Any], position: int) -> None:
+        document["attached"] = True
+        fault(document, position)
+
+    return attached
 
 
 def _authorized_compensation_trace(document: Mapping[str, Any]) -> dict[str, Any]:
@@ -266,6 +294,8 @@ def compensation_rows(
                 "known": lambda document, _: document.update(admitted=False),
                 "tool": _undo("tool", "math.sub"),
                 "succeeded": lambda document, _: document.update(succeeded=False),
+                "identity": _attached_then(_undo("compensation_key", "cmp-release-42-add-other")),
+                "stored_state": _attached_then(lambda document, _: document.update(narrow=True)),
             },
             to_input,
             last_step(run_trace),
