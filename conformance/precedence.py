@@ -1165,6 +1165,26 @@ OPERATIONS += (
         ),
     ),
     Operation(
+        "session.handle",
+        "EP-43",
+        "Handling a frame in a worker session",
+        ("WS-3", "WS-4"),
+        f"{_WORKER} `WorkerSession::handle`; {PROTOCOL} `SessionAuthenticator::open`",
+        (
+            Check("poisoned", "session_poisoned", "a session a failed write poisoned"),
+            Check(
+                "frame",
+                "invalid_authentication_tag",
+                "a frame that does not open (EP-13; here: a tag computed with another key)",
+            ),
+            Check("kind", "unexpected_message", "a message that is not a session request"),
+        ),
+        note=(
+            "A poisoned session does not open the frame, so its incoming sequence does not"
+            " move; after the frame opens, each request kind runs its own list (EP-41, EP-27)."
+        ),
+    ),
+    Operation(
         "session.limits",
         "EP-42",
         "Making a worker session's reconciliation limits",

@@ -1,6 +1,6 @@
 """Pairwise error-precedence scenarios for a worker session (docs/spec/precedence.md): its
 reconciliation (EP-27: a running dispatch, one reconciliation, then a second that breaks two
-checks), its opening (EP-40), a dispatch (EP-41) and its limits (EP-42)."""
+checks), its opening (EP-40), a dispatch (EP-41), its limits (EP-42) and a frame (EP-43)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from rescind.conformance.vectors.sets._session_cases import (
     Case,
     act,
     d,
+    fault,
     r,
     send,
     status,
@@ -188,6 +189,53 @@ def _dispatch_rows() -> list[CaseRow]:
     )
 
 
+# -- EP-43: handling a frame --------------------------------------------------------------------
+
+
+def _handle_base() -> dict[str, Any]:
+    return {"poisoned": False, "tampered": False, "kind": "dispatch"}
+
+
+def _handle_input(document: Mapping[str, Any]) -> dict[str, Any]:
+    steps = []
+    if document["poisoned"]:  # the admission's write fails: journal_persistence_failed, poison
+        steps.append(send("", d("d0", key="op-0"), faults=[fault("unavailable")]))
+    clean = document == _handle_base()
+    message = d("d1") if document["kind"] == "dispatch" else OPEN_AGAIN
+    steps.append(
+        send(
+            "",
+            message,
+            adapter=[status(RUNNING)] if clean else None,
+            tamper="flip_tag" if document["tampered"] else None,
+        )
+    )
+    case = Case("session.precedence", "EP-43", "", steps)
+    return {"kind": "worker", "scenario": case.spec()}
+
+
+def _handle_rows() -> list[CaseRow]:
+    return pair_rows(
+        Faults(
+            "session.handle",
+            "session.handle",
+            _handle_base,
+            {
+                "poisoned": lambda document, _: document.update(poisoned=True),
+                "frame": lambda document, _: document.update(tampered=True),
+                "kind": lambda document, _: document.update(kind="open_session"),
+            },
+            _handle_input,
+            _final_step,
+            splash_code(
+                _WORKER,
+                "WorkerSession::handle",
+                note="the order of the checks in this function; read, not run (EP-43)",
+            ),
+        )
+    )
+
+
 # -- EP-42: limits ------------------------------------------------------------------------------
 
 
@@ -236,5 +284,11 @@ def precedence_tests() -> list[VectorTest]:
             row.flags,
             provenance=row.provenance,
         )
-        for row in (*precedence_rows(), *_open_rows(), *_dispatch_rows(), *_limits_rows())
+        for row in (
+            *precedence_rows(),
+            *_open_rows(),
+            *_dispatch_rows(),
+            *_handle_rows(),
+            *_limits_rows(),
+        )
     ]
