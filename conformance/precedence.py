@@ -686,7 +686,7 @@ OPERATIONS += (
         "Admitting a compensation in the worker journal",
         ("WJ-13", "WJ-15"),
         f"{PROTOCOL} `WorkerOperationJournal::admit_compensation`, `ensure_compensation_target`,"
-        " `ensure_compensation_identity`",
+        " `ensure_compensation_identity`, `validate_worker_operation_state_for_grant`",
         (
             Check("scope", "operation_journal_scope_mismatch", "a tenant scope not the journal's"),
             Check("known", "unknown_operation", "an original the journal does not hold"),
@@ -701,6 +701,11 @@ OPERATIONS += (
                 "compensation_identity_mismatch",
                 "another key, input or grant than the compensation already attached",
             ),
+            Check(
+                "stored_state",
+                "output_too_large",
+                "an attached compensation's state the current grant no longer admits",
+            ),
         ),
         excused={
             ("known", "tool"): "an original the journal does not hold has no tool to compare",
@@ -709,6 +714,13 @@ OPERATIONS += (
                 " that state"
             ),
         },
+        note=(
+            "`stored_state` (`validate_worker_operation_state_for_grant` on the attached"
+            " compensation) is reached only with a grant other than the one whose fingerprint"
+            " the compensation carries; through the authorizer a changed grant changes the"
+            " fingerprint, so `identity` refuses first, and only the raw spelling has this"
+            " pair's vector."
+        ),
     ),
 )
 
@@ -794,6 +806,393 @@ OPERATIONS += (
             Check("session", "unknown_session", "a message for another session"),
             Check("sequence_exhausted", "sequence_exhausted", "a next outgoing sequence of 2^64-1"),
             Check("size", "wire_frame_too_large", "an authenticated text or frame over 1 MiB"),
+        ),
+    ),
+)
+
+_STORAGE: Final = "crates/splash-storage/src/lib.rs"
+_HELD_OR_NEW = (
+    "the identity and stored-state checks run only for a key the journal holds, the record"
+    " limit and the size only for a new key"
+)
+_NO_RECORD = "a key the journal does not hold has no tool to compare"
+
+OPERATIONS += (
+    Operation(
+        "journal.admit",
+        "EP-20",
+        "Admitting an operation in the worker journal",
+        ("WJ-8", "WJ-9", "WJ-17"),
+        f"{PROTOCOL} `WorkerOperationJournal::admit`, `ensure_operation_identity`,"
+        " `validate_worker_operation_state_for_grant`,"
+        " `WorkerOperationJournal::validate_and_bound`",
+        (
+            Check(
+                "identity",
+                "operation_identity_mismatch",
+                "another tool or input under a key the journal holds",
+            ),
+            Check(
+                "stored_state",
+                "output_too_large",
+                "a held state the current grant no longer admits (here: its output)",
+            ),
+            Check(
+                "record_count", "too_many_worker_operations", "a new key in a journal of 64 records"
+            ),
+            Check(
+                "journal_size",
+                "operation_journal_too_large",
+                "a new record that takes the journal over 262,144 bytes",
+            ),
+        ),
+        excused={
+            ("stored_state", "record_count"): _HELD_OR_NEW,
+            ("record_count", "journal_size"): (
+                "breaking both needs 64 records within a few bytes of 262,144 (a vector of"
+                " about 256 KiB); the limits' own vectors (WJ-9, WJ-3) show each alone"
+            ),
+        },
+        note=(
+            "The stored state is checked as a status against the grant (WM-7, then EP-15's"
+            " `format` to `output_size`); the size is the whole-journal check (WJ-3) of the"
+            " candidate journal."
+        ),
+    ),
+    Operation(
+        "journal.reconcile",
+        "EP-21",
+        "Observing a reconciliation in the worker journal",
+        ("WJ-11", "WJ-12"),
+        f"{PROTOCOL} `WorkerOperationJournal::validate_reconciliation`,"
+        " `WorkerOperationJournal::observe_reconciliation`",
+        (
+            Check("known", "unknown_operation", "a key the journal does not hold"),
+            Check("tool", "operation_identity_mismatch", "a tool other than the record's"),
+            Check(
+                "stored_state",
+                "output_too_large",
+                "a stored state the current grant no longer admits (here: its output)",
+            ),
+            Check("status", "operation_failure_too_large", "a status that fails WM-7"),
+            Check(
+                "transition",
+                "invalid_worker_operation_transition",
+                "a status the lifecycle table refuses after the stored one",
+            ),
+        ),
+        excused={("known", "tool"): _NO_RECORD},
+        note=(
+            "`validate_reconciliation` is the first three checks alone. The status is checked"
+            " against the grant as in EP-15 (`status` to `output_size`)."
+        ),
+    ),
+    Operation(
+        "journal.observe_compensation",
+        "EP-22",
+        "Observing a compensation's status in the worker journal",
+        ("WJ-14", "WJ-15"),
+        f"{PROTOCOL} `WorkerOperationJournal::observe_compensation`,"
+        " `validate_operation_status_for_grant`, `ensure_compensation_target`,"
+        " `ensure_compensation_identity`",
+        (
+            Check("status", "operation_failure_too_large", "a status that fails WM-7"),
+            Check("scope", "operation_journal_scope_mismatch", "a tenant scope not the journal's"),
+            Check("known", "unknown_operation", "an original the journal does not hold"),
+            Check("tool", "compensation_tool_mismatch", "a tool other than the original's"),
+            Check("attached", "unknown_compensation", "an original with no compensation"),
+            Check(
+                "identity",
+                "compensation_identity_mismatch",
+                "another key, input or grant than the compensation attached",
+            ),
+            Check(
+                "transition",
+                "invalid_worker_compensation_transition",
+                "a status the lifecycle table refuses after the stored one",
+            ),
+        ),
+        excused={
+            ("known", "tool"): "an original the journal does not hold has no tool to compare",
+            ("attached", "identity"): "no compensation attached, no identity to compare",
+        },
+        note=(
+            "The status is checked against the grant as in EP-15 (`status` to `output_size`)."
+            " Rescind's compensation reconciliation (CR-5, an extension) runs the same checks"
+            " from `scope` to `identity`, then the stored state against the grant."
+        ),
+    ),
+    Operation(
+        "storage.write",
+        "EP-23",
+        "Writing a stored record without a fence (`create`, `replace`, `compare_and_swap`)",
+        ("ST-18", "ST-19", "ST-20", "ST-27"),
+        f"{_STORAGE} `AuthenticatedStore::compare_and_swap`, `prepare_compare_and_swap`,"
+        " `VolatileMemoryStore::compare_and_swap`",
+        (
+            Check("payload_size", "payload_too_large", "a payload over 262,144 bytes"),
+            Check(
+                "current",
+                "unknown_key_id",
+                "a current record that does not open (EP-14; here: sealed under a retired key)",
+            ),
+            Check("conflict", "write_conflict", "an expected revision not the current one"),
+            Check("exhausted", "storage_revision_exhausted", "a current revision of 2^64-1"),
+            Check("fencing_required", "fencing_required", "a key whose fence is set"),
+        ),
+        note=(
+            "The fence is the backend's check, made in its atomic write after the store's own"
+            " checks, so every other refusal comes first."
+        ),
+    ),
+    Operation(
+        "storage.write_fenced",
+        "EP-24",
+        "Writing a stored record under a fencing token (`compare_and_swap_fenced`)",
+        ("ST-25", "ST-28", "ST-18", "ST-19", "ST-20"),
+        f"{_STORAGE} `AuthenticatedStore::compare_and_swap_fenced`,"
+        " `VolatileMemoryStore::establish_fence`, `prepare_compare_and_swap`",
+        (
+            Check("fence_zero", "invalid_fencing_token", "a token of 0"),
+            Check("fence_stale", "fencing_token_rejected", "a token below the current fence"),
+            Check("payload_size", "payload_too_large", "a payload over 262,144 bytes"),
+            Check(
+                "current",
+                "unknown_key_id",
+                "a current record that does not open (EP-14; here: sealed under a retired key)",
+            ),
+            Check("conflict", "write_conflict", "an expected revision not the current one"),
+            Check("exhausted", "storage_revision_exhausted", "a current revision of 2^64-1"),
+        ),
+        note=(
+            "The token is established before the record is read (ST-28), so a stale writer is"
+            " refused whatever else is wrong; the backend checks the token again in its"
+            " atomic write, where it cannot fail after a successful establishment."
+        ),
+    ),
+    Operation(
+        "storage.record_key",
+        "EP-25",
+        "Naming a stored record (every storage call)",
+        ("ST-2",),
+        f"{_STORAGE} `StorageRecordKey::new`",
+        (
+            Check("namespace", "invalid_record_namespace", "a namespace outside the token grammar"),
+            Check("name", "invalid_record_name", "a name outside the token grammar"),
+        ),
+    ),
+)
+
+OPERATIONS += (
+    Operation(
+        "authorizer.result",
+        "EP-26",
+        "Validating an operation's result in the session authorizer",
+        ("AU-10", "WM-12"),
+        f"{PROTOCOL} `SessionAuthorizer::validate_operation_result`,"
+        " `SessionAuthorizer::ensure_local_authorization`, `validate_operation_status_for_grant`",
+        (
+            Check(
+                "provenance",
+                "authorization_provenance_mismatch",
+                "an authorized value another authorizer made",
+            ),
+            Check("result", "unsupported_version", "a result that fails validation (its version)"),
+            Check("session", "unknown_session", "a result for another session"),
+            Check(
+                "correlates",
+                "operation_result_mismatch",
+                "a result that does not match the authorized request (its operation key)",
+            ),
+            Check("duplicate", "duplicate_result", "a request id with an accepted result"),
+            Check("status", "output_too_large", "a status the grant refuses (here: its output)"),
+        ),
+        note=(
+            "`validate_reconciliation_result` and `validate_compensation_result` run the same"
+            " checks in the same order (a compensation result's mismatch is"
+            " `compensation_result_mismatch`); the vectors use the dispatch result."
+        ),
+    ),
+)
+
+OPERATIONS += (
+    Operation(
+        "session.reconcile",
+        "EP-27",
+        "Handling a reconciliation in a worker session",
+        ("WS-13", "WS-14"),
+        "crates/splash-worker/src/lib.rs `WorkerSession::handle_reconciliation`,"
+        " `WorkerSession::reserve_reconciliation`",
+        (
+            Check(
+                "authorized",
+                "duplicate_request",
+                "a request the authorizer refuses (EP-10; here: a request id seen before)",
+            ),
+            Check(
+                "journal",
+                "unknown_operation",
+                "a reconciliation the journal refuses (EP-21; here: a key it does not hold)",
+            ),
+            Check(
+                "session_budget",
+                "reconciliation_session_budget_exhausted",
+                "no reconciliation left in the session",
+            ),
+            Check(
+                "tool_budget",
+                "reconciliation_budget_exhausted",
+                "no reconciliation left for the tool",
+            ),
+        ),
+        note=(
+            "A refused reconciliation spends no budget, and the adapter is asked only after"
+            " both budgets are reserved. Upstream's driver does not drive sessions, so these"
+            " vectors are not observed upstream (the session capability is Rescind's)."
+        ),
+    ),
+)
+
+_INVALID_NEVER_HELD = "a key id outside the grammar is never one the keyring holds"
+
+OPERATIONS += (
+    Operation(
+        "storage.keyring_add",
+        "EP-28",
+        "Adding a key to a storage keyring (`add_read_key`, `rotate_to`)",
+        ("ST-3", "ST-17"),
+        f"{_STORAGE} `StorageKeyId::new`, `StorageKeyring::add_read_key`,"
+        " `StorageKeyring::rotate_to`",
+        (
+            Check("key_id", "invalid_key_id", "a key id outside the token grammar"),
+            Check("unique", "duplicate_key_id", "a key id the keyring holds"),
+        ),
+        excused={("key_id", "unique"): _INVALID_NEVER_HELD},
+        note=(
+            "Upstream takes a `StorageKeyId` already built, so its grammar is checked by the"
+            " caller, first. A key of another length than 32 bytes cannot be passed upstream"
+            " (a fixed-size array); Rescind checks it when the key is built, before the call."
+        ),
+    ),
+    Operation(
+        "storage.keyring_retire",
+        "EP-29",
+        "Retiring a key from a storage keyring",
+        ("ST-3", "ST-17"),
+        f"{_STORAGE} `StorageKeyId::new`, `StorageKeyring::retire`",
+        (
+            Check("key_id", "invalid_key_id", "a key id outside the token grammar"),
+            Check("active", "active_key_cannot_be_retired", "the active key's id"),
+            Check("known", "unknown_key_id", "a key id the keyring does not hold"),
+        ),
+        excused={
+            ("key_id", "active"): "the active key's id is always inside the grammar",
+            ("active", "known"): "the active key is always held",
+        },
+        note="No input breaks two of these checks; the list states the order all the same.",
+    ),
+)
+
+_WORKER: Final = "crates/splash-worker/src/lib.rs"
+
+OPERATIONS += (
+    Operation(
+        "session.open",
+        "EP-40",
+        "Opening a worker session",
+        ("WS-1", "WS-2"),
+        f"{_WORKER} `WorkerSession::open`; {PROTOCOL} `SessionAuthenticator::open`,"
+        " `WorkerMessage::validate`",
+        (
+            Check("role", "requires_worker_authenticator", "an authenticator of the host role"),
+            Check(
+                "frame",
+                "unsupported_version",
+                "a first frame that does not open (FR-10; here: a message of version 4)",
+            ),
+            Check("kind", "unexpected_opening_message", "a first message other than open_session"),
+            Check("adapters", "missing_adapter", "a granted tool without an adapter"),
+            Check("lease", "invalid_journal_lease", "an admission that answers token 0"),
+        ),
+        excused={
+            ("role", "frame"): (
+                "a scenario's host seals the opening message, and a message that fails"
+                " validation cannot be sealed, so no scenario delivers one to a host-role"
+                " worker; each check alone has its vectors (WS-1)"
+            ),
+        },
+        note=(
+            "The manifest is validated when the frame's message is (`WorkerMessage::validate`),"
+            " so making the authorizer cannot fail after it. An admission that fails"
+            " (`admission_failed`) and one that answers 0 are one step's two outcomes. Rescind"
+            " checks the authenticator's wire profile (its extensions) between `role` and"
+            " `frame`; the scenarios use the upstream profile."
+        ),
+    ),
+    Operation(
+        "session.dispatch",
+        "EP-41",
+        "Handling a dispatch in a worker session",
+        ("WS-5", "WS-6"),
+        f"{_WORKER} `WorkerSession::handle_operation_dispatch`",
+        (
+            Check(
+                "authorized",
+                "call_budget_exhausted",
+                "a request the authorizer refuses (EP-8; here: no call left)",
+            ),
+            Check(
+                "contract",
+                "durable_operation_contract_not_declared",
+                "an adapter without the durable operation contract",
+            ),
+            Check(
+                "journal",
+                "operation_identity_mismatch",
+                "an admission the journal refuses (EP-20; here: another input under a held key)",
+            ),
+        ),
+        excused={
+            ("contract", "journal"): (
+                "an adapter's declarations hold for the whole scenario, so a key is journaled"
+                " only under an adapter that declares the contract"
+            ),
+        },
+        note=(
+            "A compensation (`handle_compensation`, WS-12) runs the same three steps with"
+            " EP-11 and EP-16. The call is spent before the contract is checked, so a refused"
+            " dispatch still uses up the budget."
+        ),
+    ),
+    Operation(
+        "session.handle",
+        "EP-43",
+        "Handling a frame in a worker session",
+        ("WS-3", "WS-4"),
+        f"{_WORKER} `WorkerSession::handle`; {PROTOCOL} `SessionAuthenticator::open`",
+        (
+            Check("poisoned", "session_poisoned", "a session a failed write poisoned"),
+            Check(
+                "frame",
+                "invalid_authentication_tag",
+                "a frame that does not open (EP-13; here: a tag computed with another key)",
+            ),
+            Check("kind", "unexpected_message", "a message that is not a session request"),
+        ),
+        note=(
+            "A poisoned session does not open the frame, so its incoming sequence does not"
+            " move; after the frame opens, each request kind runs its own list (EP-41, EP-27)."
+        ),
+    ),
+    Operation(
+        "session.limits",
+        "EP-42",
+        "Making a worker session's reconciliation limits",
+        ("WS-14",),
+        f"{_WORKER} `WorkerSessionLimits::with_limits`",
+        (
+            Check("per_tool", "zero_per_tool_reconciliation_limit", "a per-tool limit of 0"),
+            Check("per_session", "zero_session_reconciliation_limit", "a session limit of 0"),
         ),
     ),
 )

@@ -11,6 +11,7 @@ from rescind.conformance.explore.reconcile import RECONCILE_AREA
 from rescind.conformance.explore.session import SESSION_WORKER_AREA
 from rescind.conformance.explore.templates import TEMPLATE_AREA
 from rescind.conformance.explore.worker import JOURNAL_AREA
+from rescind.conformance.explore.worker_faults import JOURNAL_FAULTS_AREA, STORAGE_FAULTS_AREA
 
 AREAS: tuple[Area, ...] = (
     JOURNAL_AREA,
@@ -22,4 +23,6 @@ AREAS: tuple[Area, ...] = (
     RECONCILE_AREA,
     TEMPLATE_AREA,
     HOST_PLAN_AREA,
+    JOURNAL_FAULTS_AREA,
+    STORAGE_FAULTS_AREA,
 )

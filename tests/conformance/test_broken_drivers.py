@@ -42,6 +42,8 @@ EXPECTED_FAILURES = {
     "superseded-lease-writes": {
         "trace.fencing-superseded-after-conflict",
         "trace.two-recovering-writers",
+        # a stale token among the faults of a fenced write (EP-24)
+        "explore.storage-write-faults",
     },
     "reflected-frame-accepted": {"trace.reflection"},
     "reruns-adapter-on-existing": {"session.edge-42.two-writes-one-effect"},
@@ -60,7 +62,7 @@ EXPECTED_SOURCES = {
     "widening-attenuation": {"grants", PORTS},
     "second-compensation-key": {"journal-traces", "exploration", PORTS},
     "contradictory-terminal": {"journal-traces", "exploration", PORTS},
-    "superseded-lease-writes": {"storage", PORTS},
+    "superseded-lease-writes": {"storage", "exploration", PORTS},
     "reflected-frame-accepted": {"frames", PORTS},
     "reruns-adapter-on-existing": {"session-scenarios", "exploration", PORTS},
     "skips-persistence-before-effect": {"session-scenarios", "exploration", PORTS},

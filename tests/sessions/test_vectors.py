@@ -33,8 +33,8 @@ def test_document_matches_its_schema() -> None:
 
 def test_rules_exist_in_the_docs() -> None:
     defined = set()
-    for name in ("session.md", "recovery.md", "compensation-reconcile.md"):
-        defined |= set(re.findall(r"\*\*((?:WS|RC|CR)-\d+)\*\*", (DOCS / name).read_text()))
+    for name in ("session.md", "recovery.md", "compensation-reconcile.md", "precedence.md"):
+        defined |= set(re.findall(r"\*\*((?:WS|RC|CR|EP)-\d+)\*\*", (DOCS / name).read_text()))
     used = {test.rule for test in vectors().tests}
     assert used <= defined
     assert {f"RC-{n}" for n in range(1, 17)} <= used

@@ -15,6 +15,7 @@ from rescind.conformance.precedence import PROTOCOL
 from rescind.conformance.provenance import splash_code
 from rescind.conformance.vectors.format import VectorTest
 from rescind.conformance.vectors.sets._precedence import Faults, pair_rows
+from rescind.conformance.vectors.sets._result_precedence import result_precedence_rows
 from rescind.reference.errors import error_registry
 from rescind.reference.grants import CapabilityGrant
 
@@ -302,5 +303,6 @@ def precedence_tests() -> tuple[VectorTest, ...]:
         *dispatch_precedence_rows(),
         *reconcile_precedence_rows(),
         *compensation_precedence_rows(),
+        *result_precedence_rows(),  # EP-26, built in ``_result_precedence``
     )
     return tuple(_precedence_test(row) for row in rows)

@@ -1,6 +1,7 @@
 """Pairwise error-precedence traces for the worker journal (docs/spec/precedence.md EP-15,
 EP-16): an admitted request, maybe a first observation, then one observation (or one
-compensation admission) that breaks two checks."""
+compensation admission) that breaks two checks. EP-20 to EP-22 (admission, reconciliation,
+compensation observation) are built in ``_journal_calls_precedence`` and joined here."""
 
 from __future__ import annotations
 
@@ -14,6 +15,9 @@ from rescind.conformance.interpreters.worker_trace import run_trace
 from rescind.conformance.precedence import PROTOCOL
 from rescind.conformance.provenance import splash_code
 from rescind.conformance.vectors.format import VectorTest
+from rescind.conformance.vectors.sets._journal_calls_precedence import (
+    precedence_rows as calls_precedence_rows,
+)
 from rescind.conformance.vectors.sets._precedence import Faults, last_step, pair_rows, trace_test
 from rescind.reference.grants import CapabilityGrant
 
@@ -204,10 +208,25 @@ def _compensation_trace(document: Mapping[str, Any]) -> dict[str, Any]:
             steps.append(
                 {"call": "observe", "args": {"request": "add", "grant": "math", "status": total}}
             )
-    steps.append({"call": "admit_compensation", "args": {"request": "undo", "grant": "math"}})
+    grants = {"math": json.dumps(_GRANT, separators=(",", ":"))}
+    if document.get("attached"):  # the compensation _UNDO attached and succeeded first
+        requests["attached"] = json.dumps(_UNDO, separators=(",", ":"))
+        undone = json.dumps(_UNDONE, separators=(",", ":"))
+        steps += [
+            {"call": "admit_compensation", "args": {"request": "attached", "grant": "math"}},
+            {
+                "call": "observe_compensation",
+                "args": {"request": "attached", "grant": "math", "status": undone},
+            },
+        ]
+    grant = "math"
+    if document.get("narrow"):  # a grant whose output limit the stored success exceeds
+        grant = "narrow"
+        grants[grant] = json.dumps({**_GRANT, "max_output_bytes": 8}, separators=(",", ":"))
+    steps.append({"call": "admit_compensation", "args": {"request": "undo", "grant": grant}})
     return {
         "setup": {
-            "grants": {"math": json.dumps(_GRANT, separators=(",", ":"))},
+            "grants": grants,
             "requests": requests,
             "journal": {"scope": "tenant-release"},
         },
@@ -220,6 +239,19 @@ def _undo(name: str, value: object) -> Any:
         document["compensation"][name] = value
 
     return fault
+
+
+_UNDONE = {"state": "succeeded", "payload": {"format": "json", "value": {"undone": True}}}
+
+
+def _attached_then(fault: Any) -> Any:
+    """A fault that needs a compensation attached (and succeeded) before the admission."""
+
+    def attached(document: dict[str, Any], position: int) -> None:
+        document["attached"] = True
+        fault(document, position)
+
+    return attached
 
 
 def _authorized_compensation_trace(document: Mapping[str, Any]) -> dict[str, Any]:
@@ -262,6 +294,8 @@ def compensation_rows(
                 "known": lambda document, _: document.update(admitted=False),
                 "tool": _undo("tool", "math.sub"),
                 "succeeded": lambda document, _: document.update(succeeded=False),
+                "identity": _attached_then(_undo("compensation_key", "cmp-release-42-add-other")),
+                "stored_state": _attached_then(lambda document, _: document.update(narrow=True)),
             },
             to_input,
             last_step(run_trace),
@@ -283,5 +317,7 @@ def precedence_tests() -> tuple[VectorTest, ...]:
         *compensation_rows(),
         # the same pairs on authorized values, for drivers that declare authorized-by-authorizer
         *precedence_rows(_authorized_trace, "journal.authorized.observe"),
+        # admission, reconciliation and compensation observation (EP-20 to EP-22)
+        *calls_precedence_rows(),
     )
     return tuple(to_vector(row) for row in rows)

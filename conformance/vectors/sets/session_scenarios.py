@@ -21,12 +21,15 @@ from rescind.conformance.interpreters.worker_scenario import run_scenario
 from rescind.conformance.provenance import Provenance, derived, edge_case_note, observed
 from rescind.conformance.vectors.format import Flag, VectorFile, VectorGroup, VectorTest
 from rescind.conformance.vectors.retired import live_id
+from rescind.conformance.vectors.sets._precedence import FLAG, NOTE
+from rescind.conformance.vectors.sets._session_precedence import precedence_tests
 
 TOPIC = "session-scenarios"
 OK = "ok"
 PHASES = ("pending", "running", "succeeded", "failed", "cancelled")
 
 NOTES = (
+    Flag(FLAG, *NOTE),
     Flag(
         "ProbeObserved",
         "a worker session whose ordering, poisoning or error mapping differs from upstream's "
@@ -160,6 +163,7 @@ def build() -> VectorFile:
         VectorGroup("worker-probe", [worker_vector(case) for case in worker_cases.PROBE]),
         VectorGroup("worker-edge-cases", [worker_vector(case) for case in worker_cases.EDGE]),
         VectorGroup("worker-crash", [worker_vector(case) for case in worker_cases.CRASH]),
+        VectorGroup("worker-precedence", precedence_tests()),
         VectorGroup("host-recovery", [host_vector(case) for case in host_cases.ROWS]),
         VectorGroup(
             "host-compensation-reconcile",
@@ -176,6 +180,8 @@ def build() -> VectorFile:
             "texts and the state after each step.",
             "Host scenarios: ledger-trace calls plus the host driver, the authenticated "
             "ledger store and real worker sessions; compare error codes and results.",
+            "ErrorPrecedence scenarios: the last message breaks two checks at once "
+            "(docs/spec/precedence.md); the earlier check's code is expected.",
         ),
         notes=NOTES,
         groups=groups,
