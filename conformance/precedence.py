@@ -780,6 +780,145 @@ OPERATIONS += (
     ),
 )
 
+_UNKNOWN_HAS_NO_STATE = "an operation the ledger does not hold has no state to compare"
+_LEDGER_STEPS = Check(
+    "ledger_steps", "unknown_step", "a ledger operation on a step the plan does not have"
+)
+_LEDGER_FOR = (
+    Check("plan_owned", "plan_ownership_mismatch", "a plan of another engine"),
+    Check("plan_binding", "plan_mismatch", "a ledger written for another plan"),
+    _LEDGER_STEPS,
+)
+"""``WorkflowEngine::validate_operation_ledger``: ownership, then ``validate_for``."""
+
+OPERATIONS += (
+    Operation(
+        "ledger.record_compensation",
+        "EP-30",
+        "Recording a compensation intent through the host engine (no verifier)",
+        ("HL-7", "HL-11"),
+        f"{WORKFLOW} `WorkflowEngine::record_compensation`,"
+        " `WorkflowOperationLedger::record_compensation`,"
+        " `WorkflowCompensationPolicy::validate_syntax`",
+        (
+            *_LEDGER_FOR,
+            Check("policy_tool", "invalid_tool", "a policy tool outside the token grammar"),
+            Check(
+                "policy_tenant",
+                "invalid_compensation_tenant_scope",
+                "a policy tenant scope outside the token grammar",
+            ),
+            Check(
+                "policy_grant",
+                "invalid_compensation_grant_fingerprint",
+                "a policy grant fingerprint not 64 hex",
+            ),
+            Check("input_size", "host_input_too_large", "more than 262,144 input bytes"),
+            Check("known", "unknown_operation", "an operation key the ledger does not hold"),
+            Check(
+                "succeeded",
+                "compensation_requires_succeeded_operation",
+                "an original that has not succeeded",
+            ),
+            Check("tool_match", "compensation_policy_mismatch", "a policy for another tool"),
+            Check(
+                "not_recorded",
+                "compensation_already_recorded",
+                "an original with a compensation intent already",
+            ),
+            Check(
+                "compensation_key",
+                "invalid_compensation_key",
+                "a compensation key not a `cmp-` token",
+            ),
+            Check("revision", "ledger_revision_exhausted", "a ledger at revision 2^64-1"),
+        ),
+        excused={("known", "succeeded"): _UNKNOWN_HAS_NO_STATE},
+        note=(
+            "The ledger's own validation (HL-3) runs first inside `validate_for` and again in"
+            " the ledger's `record_compensation`; a ledger that loaded is valid, so neither"
+            " refuses here. Upstream's public `WorkflowCompensationPolicy::new` validates the"
+            " policy, so the policy checks are reached only through a policy built without"
+            " it (the trace call `raw_policy`, which `drivers/splash` answers `unsupported`)."
+        ),
+    ),
+    Operation(
+        "ledger.reconcile_request",
+        "EP-31",
+        "Building a reconciliation request through the host engine",
+        ("HL-11", "HL-15"),
+        f"{WORKFLOW} `WorkflowEngine::operation_reconcile_request`,"
+        " `WorkflowOperationLedger::reconcile_request`, `WorkflowOperation::verify_input`,"
+        f" then {PROTOCOL} `OperationReconcileRequest::new`",
+        (
+            *_LEDGER_FOR,
+            Check(
+                "operation_key",
+                "invalid_operation_key",
+                "an operation key outside the token grammar",
+            ),
+            Check("known", "unknown_operation", "an operation key the ledger does not hold"),
+            Check("input_size", "host_input_too_large", "more than 262,144 input bytes"),
+            Check(
+                "input_match",
+                "input_fingerprint_mismatch",
+                "an input whose fingerprint is not the recorded one",
+            ),
+            Check("session_token", "invalid_token", "a session id outside the token grammar"),
+            Check("request_id_token", "invalid_token", "a request id outside the token grammar"),
+        ),
+        note=(
+            "A `cmp-` key is a token, so it passes `operation_key` and is then unknown"
+            " (`known`). `session_token` and `request_id_token` share `invalid_token`, and a"
+            " ledger trace reports the code only, so their order is not observable there;"
+            " either may run first."
+        ),
+    ),
+    Operation(
+        "ledger.prepare_external_operation",
+        "EP-32",
+        "Preparing an external operation (the ledger half of"
+        " `WorkflowEngine::prepare_next_external_operation`)",
+        ("HK-7", "HK-8", "HL-11", "HL-26"),
+        f"{WORKFLOW} `WorkflowEngine::prepare_next_external_operation`,"
+        " `WorkflowEngine::derive_operation_key`,"
+        " `WorkflowEngine::validate_external_operation_binding`",
+        (
+            Check("plan_owned", "plan_ownership_mismatch", "a plan of another engine"),
+            Check("step_known", "unknown_step", "a step the plan does not have"),
+            Check("tool", "invalid_tool", "a tool outside the token grammar"),
+            Check("input_size", "host_input_too_large", "more than 262,144 input bytes"),
+            Check("nonce_empty", "empty_operation_nonce", "an empty nonce"),
+            Check("nonce_size", "operation_nonce_too_large", "a nonce over 128 bytes"),
+            Check("plan_binding", "plan_mismatch", "a ledger written for another plan"),
+            _LEDGER_STEPS,
+            Check(
+                "binding",
+                "operation_binding_mismatch",
+                "a recorded operation under the derived key with another step or tool",
+            ),
+            Check(
+                "terminal",
+                "operation_already_terminal",
+                "a recorded operation under the derived key in a terminal state",
+            ),
+            Check(
+                "input_match",
+                "input_fingerprint_mismatch",
+                "a recorded operation under the derived key with another input fingerprint",
+            ),
+        ),
+        excused={("nonce_empty", "nonce_size"): _EXCLUSIVE_NONCE},
+        note=(
+            "Upstream first finds the suspended step and the next queued external tool call"
+            " (its runtime half, which Rescind does not model: the step, tool and input are"
+            " arguments here), then derives the key (EP-2's checks), then validates the ledger;"
+            " a key not yet recorded is recorded (EP-18), a recorded one is checked for drift."
+            " `drivers/splash` answers this call `unsupported` (it needs a suspended runtime)."
+        ),
+    ),
+)
+
 OPERATIONS += (
     Operation(
         "frames.seal",

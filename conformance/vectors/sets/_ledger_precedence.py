@@ -12,6 +12,7 @@ from rescind.conformance.cases import CaseRow
 from rescind.conformance.interpreters.host_trace import run_trace
 from rescind.conformance.provenance import splash_code
 from rescind.conformance.vectors.format import VectorTest
+from rescind.conformance.vectors.sets import _ledger_precedence_calls
 from rescind.conformance.vectors.sets._ledger_texts import (
     MAX_REVISION,
     PLAN_FP,
@@ -118,4 +119,6 @@ def precedence_rows() -> list[CaseRow]:
 
 
 def precedence_tests() -> tuple[VectorTest, ...]:
-    return tuple(map(trace_test(run_trace), precedence_rows()))
+    """EP-18's rows, then those of the other engine calls (EP-30 to EP-32)."""
+    rows = [*precedence_rows(), *_ledger_precedence_calls.precedence_rows()]
+    return tuple(map(trace_test(run_trace), rows))

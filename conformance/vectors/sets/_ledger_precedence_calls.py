@@ -1,0 +1,296 @@
+"""Pairwise error-precedence traces for three more host-engine calls (docs/spec/precedence.md):
+recording a compensation intent (EP-30), building a reconciliation request (EP-31) and
+preparing an external operation (EP-32). Each trace loads a ledger and ends in the one call
+that breaks two checks; every step before it succeeds."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from rescind.conformance.cases import CaseRow
+from rescind.conformance.interpreters.host_trace import run_trace
+from rescind.conformance.provenance import splash_code
+from rescind.conformance.vectors.sets._ledger_texts import (
+    CMP_KEY,
+    GRANT_FP,
+    MAX_REVISION,
+    OP_KEY,
+    PLAN_FP,
+    compensation,
+    ledger,
+    operation,
+    text,
+)
+from rescind.conformance.vectors.sets._precedence import Faults, last_step, pair_rows
+from rescind.conformance.vectors.sets._trace_dsl import PLAN, TOOL, UNDO, VERSION, grant
+
+_HUGE = {"repeat": "x", "count": 262_145}
+_OTHER_FP = "2" * 64
+_SETUP = {
+    "engines": ["engine", "other-engine"],
+    "plans": {
+        "plan": {"engine": "engine", "steps": PLAN},
+        "foreign": {"engine": "other-engine", "steps": PLAN},
+    },
+    "grants": {"grant": grant(), "other": grant(tool="release.other")},
+}
+Fault = Callable[[dict[str, Any], int], None]
+
+
+def _set(*path: str | int, value: object) -> Fault:
+    """A fault that sets one member of the document (a path of keys and list indexes)."""
+
+    def fault(document: dict[str, Any], _: int) -> None:
+        target: Any = document
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = value
+
+    return fault
+
+
+def _context(document: Mapping[str, Any]) -> dict[str, Any]:
+    return {"engine": "engine", "plan": document["plan"], "ledger": "ledger"}
+
+
+def _load(document: Mapping[str, Any]) -> dict[str, Any]:
+    stored = ledger(document["operations"], document["revision"], plan=document["fingerprint"])
+    return {"call": "load_ledger", "args": {"text": text(stored), "as": "ledger"}}
+
+
+def _stored(**fields: Any) -> dict[str, Any]:
+    """A ledger holding one operation (``OP_KEY``, the fingerprint of ``VERSION``)."""
+    return {
+        "plan": "plan",
+        "fingerprint": PLAN_FP,
+        "revision": 3,
+        "operations": [operation(**fields)],
+    }
+
+
+def _provenance(*symbols: str, rule: str) -> Any:
+    return splash_code(
+        "crates/splash-workflow/src/lib.rs",
+        *symbols,
+        note=f"the order of the checks in these functions; read, not run ({rule})",
+    )
+
+
+# -- EP-30: record_compensation ------------------------------------------------------------
+
+_RAW_POLICY = {"tool": TOOL, "tenant_scope": "tenant-release", "grant_fingerprint": GRANT_FP}
+
+
+def _compensation_base() -> dict[str, Any]:
+    return {
+        **_stored(state="succeeded"),
+        "policy": {"grant": "grant", "tenant_scope": "tenant-release"},
+        "call": {"operation_key": OP_KEY, "compensation_key": CMP_KEY, "input": UNDO},
+    }
+
+
+def _raw(name: str, value: str) -> Fault:
+    """A policy built without validation (``raw_policy``) with one member changed."""
+
+    def fault(document: dict[str, Any], _: int) -> None:
+        policy = document["policy"]
+        if "grant" in policy:
+            policy = document["policy"] = dict(_RAW_POLICY)
+        policy[name] = value
+
+    return fault
+
+
+def _policy_tool(document: dict[str, Any], _: int) -> None:
+    if "grant" in document["policy"]:
+        document["policy"]["grant"] = "other"
+    else:
+        document["policy"]["tool"] = "release.other"
+
+
+def _extra_step(document: dict[str, Any], _: int) -> None:
+    document["operations"].append(operation(step="deploy", key="op-deploy"))
+
+
+def _compensation_trace(document: Mapping[str, Any]) -> dict[str, Any]:
+    policy = document["policy"]
+    kind = "policy" if "grant" in policy else "raw_policy"
+    return {
+        "setup": copy.deepcopy(_SETUP),
+        "steps": [
+            _load(document),
+            {"call": kind, "args": {**policy, "as": "pol"}},
+            {
+                "call": "record_compensation",
+                "args": {**_context(document), "policy": "pol", **document["call"]},
+            },
+        ],
+    }
+
+
+def compensation_rows() -> list[CaseRow]:
+    return pair_rows(
+        Faults(
+            "ledger.record_compensation",
+            "ledger.record-compensation",
+            _compensation_base,
+            {
+                "plan_owned": _set("plan", value="foreign"),
+                "plan_binding": _set("fingerprint", value="1" * 64),
+                "ledger_steps": _extra_step,
+                "policy_tool": _raw("tool", "Release.Publish"),
+                "policy_tenant": _raw("tenant_scope", "Tenant Release"),
+                "policy_grant": _raw("grant_fingerprint", "f" * 63),
+                "input_size": _set("call", "input", value=_HUGE),
+                "known": _set("call", "operation_key", value="op-missing"),
+                "succeeded": _set("operations", 0, "state", value="running"),
+                "tool_match": _policy_tool,
+                "not_recorded": _set("operations", 0, "compensation", value=compensation()),
+                "compensation_key": _set("call", "compensation_key", value="undo-1"),
+                "revision": _set("revision", value=MAX_REVISION),
+            },
+            _compensation_trace,
+            last_step(run_trace),
+            _provenance(
+                "WorkflowEngine::record_compensation",
+                "WorkflowOperationLedger::record_compensation",
+                "WorkflowCompensationPolicy::validate_syntax",
+                rule="EP-30",
+            ),
+        )
+    )
+
+
+# -- EP-31: operation_reconcile_request ----------------------------------------------------
+
+
+def _reconcile_base() -> dict[str, Any]:
+    return {
+        **_stored(),
+        "call": {
+            "operation_key": OP_KEY,
+            "input": VERSION,
+            "session_id": "worker-1",
+            "request_id": "reconcile-1",
+        },
+    }
+
+
+def _reconcile_trace(document: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "setup": copy.deepcopy(_SETUP),
+        "steps": [
+            _load(document),
+            {
+                "call": "operation_reconcile_request",
+                "args": {**_context(document), **document["call"]},
+            },
+        ],
+    }
+
+
+def reconcile_rows() -> list[CaseRow]:
+    return pair_rows(
+        Faults(
+            "ledger.reconcile_request",
+            "ledger.reconcile-request",
+            _reconcile_base,
+            {
+                "plan_owned": _set("plan", value="foreign"),
+                "plan_binding": _set("fingerprint", value="1" * 64),
+                "ledger_steps": _extra_step,
+                "operation_key": _set("call", "operation_key", value="op key"),
+                "known": _set("operations", 0, "operation_key", value="op-other"),
+                "input_size": _set("call", "input", value=_HUGE),
+                "input_match": _set("operations", 0, "input_fingerprint", value=_OTHER_FP),
+                "session_token": _set("call", "session_id", value="worker 1"),
+                "request_id_token": _set("call", "request_id", value="reconcile 1"),
+            },
+            _reconcile_trace,
+            last_step(run_trace),
+            _provenance(
+                "WorkflowEngine::operation_reconcile_request",
+                "WorkflowOperationLedger::reconcile_request",
+                "WorkflowOperation::verify_input",
+                rule="EP-31",
+            ),
+        )
+    )
+
+
+# -- EP-32: prepare_external_operation -----------------------------------------------------
+
+_PREPARE = {"step_id": "publish", "tool": TOOL, "input": VERSION, "nonce": "run-7:publish:1"}
+
+
+def _prepare_base() -> dict[str, Any]:
+    return {"plan": "plan", "edits": [], "call": dict(_PREPARE)}
+
+
+def _edit(*path: str | int, value: object) -> Fault:
+    """An edit of the stored ledger, applied to its text before it is loaded again."""
+
+    def fault(document: dict[str, Any], _: int) -> None:
+        document["edits"].append({"path": list(path), "value": value})
+
+    return fault
+
+
+def _prepare_trace(document: Mapping[str, Any]) -> dict[str, Any]:
+    """Prepare once on a new ledger (it records the operation), reload that ledger with the
+    edits, then prepare again with the (possibly faulted) call."""
+    return {
+        "setup": copy.deepcopy(_SETUP),
+        "steps": [
+            {"call": "operation_ledger", "args": {"engine": "engine", "plan": "plan", "as": "l0"}},
+            {
+                "call": "prepare_external_operation",
+                "args": {"engine": "engine", "plan": "plan", "ledger": "l0", **_PREPARE},
+            },
+            {
+                "call": "load_ledger",
+                "args": {"from": "l0", "edits": document["edits"], "as": "ledger"},
+            },
+            {
+                "call": "prepare_external_operation",
+                "args": {**_context(document), **document["call"]},
+            },
+        ],
+    }
+
+
+def prepare_rows() -> list[CaseRow]:
+    return pair_rows(
+        Faults(
+            "ledger.prepare_external_operation",
+            "ledger.prepare-external",
+            _prepare_base,
+            {
+                "plan_owned": _set("plan", value="foreign"),
+                "step_known": _set("call", "step_id", value="deploy"),
+                "tool": _set("call", "tool", value="Release.Publish"),
+                "input_size": _set("call", "input", value=_HUGE),
+                "nonce_empty": _set("call", "nonce", value=""),
+                "nonce_size": _set("call", "nonce", value="n" * 129),
+                "plan_binding": _edit("plan_fingerprint", value="1" * 64),
+                "ledger_steps": _edit("operations", 0, "step_id", value="deploy"),
+                "binding": _edit("operations", 0, "tool", value="release.other"),
+                "terminal": _edit("operations", 0, "state", value="succeeded"),
+                "input_match": _edit("operations", 0, "input_fingerprint", value=_OTHER_FP),
+            },
+            _prepare_trace,
+            last_step(run_trace),
+            _provenance(
+                "WorkflowEngine::prepare_next_external_operation",
+                "WorkflowEngine::derive_operation_key",
+                "WorkflowEngine::validate_external_operation_binding",
+                rule="EP-32",
+            ),
+        )
+    )
+
+
+def precedence_rows() -> list[CaseRow]:
+    return [*compensation_rows(), *reconcile_rows(), *prepare_rows()]
