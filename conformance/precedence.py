@@ -919,6 +919,82 @@ OPERATIONS += (
     ),
 )
 
+_NO_INTENT = "an original without a compensation intent has no stored tenant or grant to compare"
+
+OPERATIONS += (
+    Operation(
+        "ledger.approve_compensation",
+        "EP-33",
+        "Approving a compensation (`WorkflowEngine::approve_compensation`)",
+        ("HL-11", "HL-17", "HL-22"),
+        f"{WORKFLOW} `WorkflowEngine::approve_compensation`,"
+        " `WorkflowCompensationTarget::verify_grant_current`,"
+        " `WorkflowCompensation::matches_policy`, `WorkflowCompensation::verify_input`,"
+        " `WorkflowCompensationTarget::verify_action_current`",
+        (
+            Check(
+                "role",
+                "compensation_dispatch_requires_host_authenticator",
+                "an authenticator of the worker role",
+            ),
+            *_LEDGER_FOR,
+            Check("policy_tool", "invalid_tool", "a policy tool outside the token grammar"),
+            Check(
+                "policy_tenant",
+                "invalid_compensation_tenant_scope",
+                "a policy tenant scope outside the token grammar",
+            ),
+            Check(
+                "policy_grant",
+                "invalid_compensation_grant_fingerprint",
+                "a policy grant fingerprint not 64 hex",
+            ),
+            Check(
+                "grant_match",
+                "compensation_policy_mismatch",
+                "a current grant of another tool, without compensations or of another"
+                " fingerprint than the policy's",
+            ),
+            Check("grant_verifier", "compensation_grant_denied", "a grant verifier that denies"),
+            Check("known", "unknown_operation", "an operation key the ledger does not hold"),
+            Check(
+                "succeeded",
+                "compensation_requires_succeeded_operation",
+                "an original that has not succeeded",
+            ),
+            Check("tool_match", "compensation_policy_mismatch", "an original of another tool"),
+            Check("intent", "unknown_compensation", "an original without a compensation intent"),
+            Check(
+                "policy_match",
+                "compensation_policy_mismatch",
+                "an intent recorded under another tenant or grant fingerprint",
+            ),
+            Check("input_size", "host_input_too_large", "more than 262,144 input bytes"),
+            Check(
+                "input_match",
+                "compensation_input_fingerprint_mismatch",
+                "an input whose fingerprint is not the intent's",
+            ),
+            Check(
+                "action_verifier", "compensation_action_denied", "an action verifier that denies"
+            ),
+        ),
+        excused={
+            ("known", "succeeded"): _UNKNOWN_HAS_NO_STATE,
+            ("intent", "policy_match"): _NO_INTENT,
+        },
+        note=(
+            "The action check (A) also compares the target's key with the operation's"
+            " (`operation_binding_mismatch`) and the operation's tool with the policy's; the"
+            " operation was looked up under the target's key and its tool compared already"
+            " (`tool_match`), so neither can refuse here and they are not listed. The"
+            " intent's own state is not looked at. An original that has not succeeded"
+            " cannot hold an intent (HL-3), so `succeeded` is broken by an original without"
+            " one."
+        ),
+    ),
+)
+
 OPERATIONS += (
     Operation(
         "frames.seal",

@@ -1,6 +1,6 @@
-"""Pairwise error-precedence traces for three more host-engine calls (docs/spec/precedence.md):
-recording a compensation intent (EP-30), building a reconciliation request (EP-31) and
-preparing an external operation (EP-32). Each trace loads a ledger and ends in the one call
+"""Pairwise error-precedence traces for four more host-engine calls (docs/spec/precedence.md):
+recording a compensation intent (EP-30), building a reconciliation request (EP-31),
+preparing an external operation (EP-32) and approving a compensation (EP-33). Each trace loads a ledger and ends in the one call
 that breaks two checks; every step before it succeeds."""
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from rescind.conformance.vectors.sets._ledger_texts import (
     text,
 )
 from rescind.conformance.vectors.sets._precedence import Faults, last_step, pair_rows
-from rescind.conformance.vectors.sets._trace_dsl import PLAN, TOOL, UNDO, VERSION, grant
+from rescind.conformance.vectors.sets._trace_dsl import PLAN, TOOL, UNDO, VERSION, grant, session
 
 _HUGE = {"repeat": "x", "count": 262_145}
 _OTHER_FP = "2" * 64
@@ -292,5 +292,94 @@ def prepare_rows() -> list[CaseRow]:
     )
 
 
+# -- EP-33: approve_compensation -----------------------------------------------------------
+
+
+def _approve_base() -> dict[str, Any]:
+    return {
+        **_stored(state="succeeded", comp=compensation()),
+        "policy": {"grant": "grant", "tenant_scope": "tenant-release"},
+        "target": {"operation_key": OP_KEY, "grant": "grant"},
+        "verifiers": {"gv": True, "av": True},
+        "call": {"input": UNDO, "session": "host"},
+    }
+
+
+def _not_succeeded(document: dict[str, Any], _: int) -> None:
+    """A running original (which cannot hold an intent, HL-3)."""
+    document["operations"][0].update(state="running", compensation=None)
+
+
+def _intent(name: str, value: str) -> Fault:
+    """Change one member of the stored intent, if there still is one."""
+
+    def fault(document: dict[str, Any], _: int) -> None:
+        stored = document["operations"][0]["compensation"]
+        if stored is not None:
+            stored[name] = value
+
+    return fault
+
+
+def _approve_trace(document: Mapping[str, Any]) -> dict[str, Any]:
+    policy = document["policy"]
+    kind = "policy" if "grant" in policy else "raw_policy"
+    target = {**document["target"], "policy": "pol", "grant_verifier": "gv"}
+    return {
+        "setup": {
+            **copy.deepcopy(_SETUP),
+            "sessions": {"host": session(), "worker": session(role="worker")},
+            "verifiers": dict(document["verifiers"]),
+        },
+        "steps": [
+            _load(document),
+            {"call": kind, "args": {**policy, "as": "pol"}},
+            {"call": "target", "args": {**target, "action_verifier": "av", "as": "tgt"}},
+            {
+                "call": "approve_compensation",
+                "args": {**_context(document), "target": "tgt", **document["call"]},
+            },
+        ],
+    }
+
+
+def approve_rows() -> list[CaseRow]:
+    return pair_rows(
+        Faults(
+            "ledger.approve_compensation",
+            "ledger.approve-compensation",
+            _approve_base,
+            {
+                "role": _set("call", "session", value="worker"),
+                "plan_owned": _set("plan", value="foreign"),
+                "plan_binding": _set("fingerprint", value="1" * 64),
+                "ledger_steps": _extra_step,
+                "policy_tool": _raw("tool", "Release.Publish"),
+                "policy_tenant": _raw("tenant_scope", "Tenant Release"),
+                "policy_grant": _raw("grant_fingerprint", "f" * 63),
+                "grant_match": _set("target", "grant", value="other"),
+                "grant_verifier": _set("verifiers", "gv", value=False),
+                "known": _set("target", "operation_key", value="op-missing"),
+                "succeeded": _not_succeeded,
+                "tool_match": _set("operations", 0, "tool", value="release.other"),
+                "intent": _set("operations", 0, "compensation", value=None),
+                "policy_match": _intent("tenant_scope", "tenant-other"),
+                "input_size": _set("call", "input", value=_HUGE),
+                "input_match": _intent("input_fingerprint", _OTHER_FP),
+                "action_verifier": _set("verifiers", "av", value=False),
+            },
+            _approve_trace,
+            last_step(run_trace),
+            _provenance(
+                "WorkflowEngine::approve_compensation",
+                "WorkflowCompensationTarget::verify_grant_current",
+                "WorkflowCompensation::matches_policy",
+                "WorkflowCompensationTarget::verify_action_current",
+                rule="EP-33",
+            ),
+        )
+    )
+
+
 def precedence_rows() -> list[CaseRow]:
-    return [*compensation_rows(), *reconcile_rows(), *prepare_rows()]
+    return [*compensation_rows(), *reconcile_rows(), *prepare_rows(), *approve_rows()]
