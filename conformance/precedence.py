@@ -995,6 +995,91 @@ OPERATIONS += (
     ),
 )
 
+_UNKNOWN_HAS_NO_TOOL = "an operation the ledger does not hold has no tool to compare"
+_APPLY_NOTE = (
+    "The request is a prepared one and the result the worker's reply, each optionally"
+    " edited (`request_valid`: the request's protocol version; `result_valid`: a result"
+    " session id outside the token grammar)."
+)
+
+OPERATIONS += (
+    Operation(
+        "ledger.apply_reconciliation",
+        "EP-34",
+        "Applying a verified reconciliation result through the host engine",
+        ("HL-10", "HL-11", "HL-15"),
+        f"{WORKFLOW} `WorkflowEngine::apply_verified_operation_reconciliation`,"
+        " `WorkflowOperationLedger::apply_verified_reconciliation`",
+        (
+            *_LEDGER_FOR,
+            Check("request_valid", "unsupported_version", "a request that fails validation"),
+            Check("result_valid", "invalid_token", "a result that fails validation"),
+            Check(
+                "match",
+                "reconciliation_mismatch",
+                "a result for another request (its request id)",
+            ),
+            Check("known", "unknown_operation", "an operation key the ledger does not hold"),
+            Check("tool", "reconciliation_mismatch", "a recorded operation of another tool"),
+            Check(
+                "transition",
+                "invalid_state_transition",
+                "an observed state the lifecycle table refuses after the stored one",
+            ),
+            Check("revision", "ledger_revision_exhausted", "a ledger at revision 2^64-1"),
+        ),
+        excused={("known", "tool"): _UNKNOWN_HAS_NO_TOOL},
+        note=_APPLY_NOTE
+        + " Upstream maps the result's status to a state before it looks the operation up;"
+        " that mapping cannot fail.",
+    ),
+    Operation(
+        "ledger.apply_compensation",
+        "EP-35",
+        "Applying a verified compensation result through the host engine",
+        ("HL-10", "HL-11", "HL-21"),
+        f"{WORKFLOW} `WorkflowEngine::apply_verified_operation_compensation`,"
+        " `WorkflowOperationLedger::apply_verified_compensation`,"
+        " `WorkflowCompensation::verify_input`",
+        (
+            *_LEDGER_FOR,
+            Check("request_valid", "unsupported_version", "a request that fails validation"),
+            Check("result_valid", "invalid_token", "a result that fails validation"),
+            Check(
+                "match",
+                "compensation_request_mismatch",
+                "a result for another request (its request id)",
+            ),
+            Check("known", "unknown_operation", "an operation key the ledger does not hold"),
+            Check("tool", "compensation_request_mismatch", "a recorded operation of another tool"),
+            Check("intent", "unknown_compensation", "an operation without a compensation intent"),
+            Check(
+                "input_size",
+                "host_input_too_large",
+                "a request payload of more than 262,144 canonical bytes",
+            ),
+            Check(
+                "input_match",
+                "compensation_input_fingerprint_mismatch",
+                "a request payload whose fingerprint is not the intent's",
+            ),
+            Check(
+                "identity",
+                "compensation_request_mismatch",
+                "an intent with another compensation key, tenant or grant fingerprint",
+            ),
+            Check(
+                "transition",
+                "invalid_compensation_state_transition",
+                "an observed state the lifecycle table refuses after the intent's",
+            ),
+            Check("revision", "ledger_revision_exhausted", "a ledger at revision 2^64-1"),
+        ),
+        excused={("known", "tool"): _UNKNOWN_HAS_NO_TOOL},
+        note=_APPLY_NOTE,
+    ),
+)
+
 OPERATIONS += (
     Operation(
         "frames.seal",

@@ -1,6 +1,7 @@
-"""Pairwise error-precedence traces for four more host-engine calls (docs/spec/precedence.md):
+"""Pairwise error-precedence traces for six more host-engine calls (docs/spec/precedence.md):
 recording a compensation intent (EP-30), building a reconciliation request (EP-31),
-preparing an external operation (EP-32) and approving a compensation (EP-33). Each trace loads a ledger and ends in the one call
+preparing an external operation (EP-32), approving a compensation (EP-33) and applying a
+verified reconciliation (EP-34) or compensation result (EP-35). Each trace loads a ledger and ends in the one call
 that breaks two checks; every step before it succeeds."""
 
 from __future__ import annotations
@@ -24,9 +25,18 @@ from rescind.conformance.vectors.sets._ledger_texts import (
     text,
 )
 from rescind.conformance.vectors.sets._precedence import Faults, last_step, pair_rows
-from rescind.conformance.vectors.sets._trace_dsl import PLAN, TOOL, UNDO, VERSION, grant, session
+from rescind.conformance.vectors.sets._trace_dsl import (
+    PLAN,
+    SUCCEEDED,
+    TOOL,
+    UNDO,
+    VERSION,
+    grant,
+    session,
+)
 
 _HUGE = {"repeat": "x", "count": 262_145}
+_HUGE_TEXT = {"format": "text", "value": _HUGE}
 _OTHER_FP = "2" * 64
 _SETUP = {
     "engines": ["engine", "other-engine"],
@@ -381,5 +391,179 @@ def approve_rows() -> list[CaseRow]:
     )
 
 
+# -- EP-34, EP-35: applying verified results -----------------------------------------------
+
+_SESSIONS = {"host": session(), "worker": session(role="worker")}
+
+
+def _apply_fields() -> dict[str, Any]:
+    return {"request_change": {}, "result_change": {}}
+
+
+def _reconciliation_base() -> dict[str, Any]:
+    return {**_stored(), **_apply_fields()}
+
+
+def _applied(call: str, prepared: str, document: Mapping[str, Any]) -> dict[str, Any]:
+    """Load the (faulted) ledger, then apply the (edited) reply to the prepared request."""
+    return {
+        "call": call,
+        "args": {
+            **_context(document),
+            "request": {"of": prepared, "change": document["request_change"]},
+            "result": {
+                "reply_to": prepared,
+                "status": SUCCEEDED,
+                "change": document["result_change"],
+            },
+        },
+    }
+
+
+def _pristine(document: Mapping[str, Any]) -> dict[str, Any]:
+    """The base ledger as ``base``: requests are prepared from it, not from the faulted one."""
+    stored = ledger([operation(**document["pristine"])], 3)
+    return {"call": "load_ledger", "args": {"text": text(stored), "as": "base"}}
+
+
+def _reconciliation_trace(document: Mapping[str, Any]) -> dict[str, Any]:
+    base = {"engine": "engine", "plan": "plan", "ledger": "base"}
+    return {
+        "setup": {**copy.deepcopy(_SETUP), "sessions": copy.deepcopy(_SESSIONS)},
+        "steps": [
+            _pristine({"pristine": {}}),
+            {
+                "call": "prepare_reconciliation",
+                "args": {
+                    **base,
+                    "operation_key": OP_KEY,
+                    "input": VERSION,
+                    "request_id": "reconcile-1",
+                    "session": "host",
+                    "as": "r1",
+                },
+            },
+            _load(document),
+            _applied("apply_verified_reconciliation", "r1", document),
+        ],
+    }
+
+
+def _apply_faults() -> dict[str, Fault]:
+    return {
+        "plan_owned": _set("plan", value="foreign"),
+        "plan_binding": _set("fingerprint", value="1" * 64),
+        "ledger_steps": _extra_step,
+        "request_valid": _set("request_change", "protocol_version", value=4),
+        "result_valid": _set("result_change", "session_id", value="worker 1"),
+        "match": _set("result_change", "request_id", value="other-request"),
+        "known": _set("operations", 0, "operation_key", value="op-other"),
+        "tool": _set("operations", 0, "tool", value="release.other"),
+        "revision": _set("revision", value=MAX_REVISION),
+    }
+
+
+def reconciliation_rows() -> list[CaseRow]:
+    return pair_rows(
+        Faults(
+            "ledger.apply_reconciliation",
+            "ledger.apply-reconciliation",
+            _reconciliation_base,
+            {**_apply_faults(), "transition": _set("operations", 0, "state", value="failed")},
+            _reconciliation_trace,
+            last_step(run_trace),
+            _provenance(
+                "WorkflowEngine::apply_verified_operation_reconciliation",
+                "WorkflowOperationLedger::apply_verified_reconciliation",
+                rule="EP-34",
+            ),
+        )
+    )
+
+
+def _compensation_apply_base() -> dict[str, Any]:
+    return {**_stored(state="succeeded", comp=compensation()), **_apply_fields()}
+
+
+def _compensation_apply_trace(document: Mapping[str, Any]) -> dict[str, Any]:
+    base = {"engine": "engine", "plan": "plan", "ledger": "base"}
+    return {
+        "setup": {
+            **copy.deepcopy(_SETUP),
+            "sessions": copy.deepcopy(_SESSIONS),
+            "verifiers": {"gv": True, "av": True},
+        },
+        "steps": [
+            _pristine({"pristine": {"state": "succeeded", "comp": compensation()}}),
+            {
+                "call": "policy",
+                "args": {"grant": "grant", "tenant_scope": "tenant-release", "as": "pol"},
+            },
+            {
+                "call": "target",
+                "args": {
+                    "operation_key": OP_KEY,
+                    "policy": "pol",
+                    "grant": "grant",
+                    "grant_verifier": "gv",
+                    "action_verifier": "av",
+                    "as": "tgt",
+                },
+            },
+            {
+                "call": "approve_compensation",
+                "args": {**base, "target": "tgt", "input": UNDO, "session": "host", "as": "ap"},
+            },
+            {
+                "call": "prepare_compensation",
+                "args": {
+                    **base,
+                    "target": "tgt",
+                    "approval": "ap",
+                    "request_id": "compensate-1",
+                    "payload": UNDO,
+                    "session": "host",
+                    "as": "x1",
+                },
+            },
+            _load(document),
+            _applied("apply_verified_compensation", "x1", document),
+        ],
+    }
+
+
+def compensation_apply_rows() -> list[CaseRow]:
+    return pair_rows(
+        Faults(
+            "ledger.apply_compensation",
+            "ledger.apply-compensation",
+            _compensation_apply_base,
+            {
+                **_apply_faults(),
+                "intent": _set("operations", 0, "compensation", value=None),
+                "input_size": _set("request_change", "payload", value=_HUGE_TEXT),
+                "input_match": _intent("input_fingerprint", _OTHER_FP),
+                "identity": _intent("tenant_scope", "tenant-other"),
+                "transition": _intent("state", "failed"),
+            },
+            _compensation_apply_trace,
+            last_step(run_trace),
+            _provenance(
+                "WorkflowEngine::apply_verified_operation_compensation",
+                "WorkflowOperationLedger::apply_verified_compensation",
+                "WorkflowCompensation::verify_input",
+                rule="EP-35",
+            ),
+        )
+    )
+
+
 def precedence_rows() -> list[CaseRow]:
-    return [*compensation_rows(), *reconcile_rows(), *prepare_rows(), *approve_rows()]
+    return [
+        *compensation_rows(),
+        *reconcile_rows(),
+        *prepare_rows(),
+        *approve_rows(),
+        *reconciliation_rows(),
+        *compensation_apply_rows(),
+    ]
