@@ -1082,6 +1082,32 @@ OPERATIONS += (
 
 OPERATIONS += (
     Operation(
+        "canonical.input",
+        "EP-36",
+        "Reading a payload for its canonical input bytes and host input fingerprint",
+        ("CJ-1", "CJ-9", "CJ-22", "CJ-23", "CJ-24", "CJ-29"),
+        f"{PROTOCOL} `ToolPayload::validate_for`, `validate_json_payload_depth`,"
+        " `canonical_operation_input_bytes`, after serde_json 1.0.150 `from_slice`",
+        (
+            Check("parse", "serialization", "a text that is not one JSON value (CJ-1 to CJ-9)"),
+            Check("envelope", "invalid_json_envelope", "a root that is not object or array"),
+            Check("depth", "json_payload_too_deep", "nesting deeper than 32"),
+            Check("size", "input_too_large", "more canonical bytes than the bound"),
+        ),
+        excused={("envelope", "depth"): "a scalar root has no depth to exceed"},
+        note=(
+            "Parsing ends at the first fault in text order, whatever its kind (a bad number,"
+            " an invalid escape, a trailing comma, invalid UTF-8 inside a string, the 128th"
+            " nested container): all are `serialization`, and upstream reports no reason, so"
+            " which of two parse faults wins is not observable (the `reason` Rescind gives is"
+            " informative). A repeated key is not a fault (CJ-10). Nesting deeper than 127"
+            " is therefore `serialization`, and only depths 33 to 127 reach `depth`."
+        ),
+    ),
+)
+
+OPERATIONS += (
+    Operation(
         "frames.seal",
         "EP-19",
         "Sealing an authenticated frame",
