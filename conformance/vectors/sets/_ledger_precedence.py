@@ -89,32 +89,34 @@ def _repeated(document: dict[str, Any], _: int) -> None:
 
 
 def precedence_rows() -> list[CaseRow]:
-    return pair_rows(
-        Faults(
-            "ledger.record_operation",
-            "ledger.record",
-            _base,
-            {
-                "plan_owned": lambda document, _: document.update(plan="foreign"),
-                "plan_binding": lambda document, _: document.update(fingerprint="1" * 64),
-                "step_known": _call("step_id", "deploy"),
-                "input_size": _call("input", {"repeat": "x", "count": 262_145}),
-                "operation_count": _full,
-                "revision": lambda document, _: document.update(revision=MAX_REVISION),
-                "tool": _call("tool", "Release.Publish"),
-                "operation_key": _call("operation_key", "cmp-reserved"),
-                "operation_key_unique": _repeated,
-            },
-            _trace,
-            last_step(run_trace),
-            splash_code(
-                "crates/splash-workflow/src/lib.rs",
-                "WorkflowEngine::record_operation",
-                "WorkflowOperationLedger::validate_for",
-                "WorkflowOperationLedger::record",
-                note="the order of the checks in these functions; read, not run (EP-18)",
-            ),
-        )
+    return pair_rows(record_faults())
+
+
+def record_faults() -> Faults:
+    return Faults(
+        "ledger.record_operation",
+        "ledger.record",
+        _base,
+        {
+            "plan_owned": lambda document, _: document.update(plan="foreign"),
+            "plan_binding": lambda document, _: document.update(fingerprint="1" * 64),
+            "step_known": _call("step_id", "deploy"),
+            "input_size": _call("input", {"repeat": "x", "count": 262_145}),
+            "operation_count": _full,
+            "revision": lambda document, _: document.update(revision=MAX_REVISION),
+            "tool": _call("tool", "Release.Publish"),
+            "operation_key": _call("operation_key", "cmp-reserved"),
+            "operation_key_unique": _repeated,
+        },
+        _trace,
+        last_step(run_trace),
+        splash_code(
+            "crates/splash-workflow/src/lib.rs",
+            "WorkflowEngine::record_operation",
+            "WorkflowOperationLedger::validate_for",
+            "WorkflowOperationLedger::record",
+            note="the order of the checks in these functions; read, not run (EP-18)",
+        ),
     )
 
 

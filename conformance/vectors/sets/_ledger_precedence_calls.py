@@ -141,35 +141,37 @@ def _compensation_trace(document: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def compensation_rows() -> list[CaseRow]:
-    return pair_rows(
-        Faults(
-            "ledger.record_compensation",
-            "ledger.record-compensation",
-            _compensation_base,
-            {
-                "plan_owned": _set("plan", value="foreign"),
-                "plan_binding": _set("fingerprint", value="1" * 64),
-                "ledger_steps": _extra_step,
-                "policy_tool": _raw("tool", "Release.Publish"),
-                "policy_tenant": _raw("tenant_scope", "Tenant Release"),
-                "policy_grant": _raw("grant_fingerprint", "f" * 63),
-                "input_size": _set("call", "input", value=_HUGE),
-                "known": _set("call", "operation_key", value="op-missing"),
-                "succeeded": _set("operations", 0, "state", value="running"),
-                "tool_match": _policy_tool,
-                "not_recorded": _set("operations", 0, "compensation", value=compensation()),
-                "compensation_key": _set("call", "compensation_key", value="undo-1"),
-                "revision": _set("revision", value=MAX_REVISION),
-            },
-            _compensation_trace,
-            last_step(run_trace),
-            _provenance(
-                "WorkflowEngine::record_compensation",
-                "WorkflowOperationLedger::record_compensation",
-                "WorkflowCompensationPolicy::validate_syntax",
-                rule="EP-30",
-            ),
-        )
+    return pair_rows(compensation_faults())
+
+
+def compensation_faults() -> Faults:
+    return Faults(
+        "ledger.record_compensation",
+        "ledger.record-compensation",
+        _compensation_base,
+        {
+            "plan_owned": _set("plan", value="foreign"),
+            "plan_binding": _set("fingerprint", value="1" * 64),
+            "ledger_steps": _extra_step,
+            "policy_tool": _raw("tool", "Release.Publish"),
+            "policy_tenant": _raw("tenant_scope", "Tenant Release"),
+            "policy_grant": _raw("grant_fingerprint", "f" * 63),
+            "input_size": _set("call", "input", value=_HUGE),
+            "known": _set("call", "operation_key", value="op-missing"),
+            "succeeded": _set("operations", 0, "state", value="running"),
+            "tool_match": _policy_tool,
+            "not_recorded": _set("operations", 0, "compensation", value=compensation()),
+            "compensation_key": _set("call", "compensation_key", value="undo-1"),
+            "revision": _set("revision", value=MAX_REVISION),
+        },
+        _compensation_trace,
+        last_step(run_trace),
+        _provenance(
+            "WorkflowEngine::record_compensation",
+            "WorkflowOperationLedger::record_compensation",
+            "WorkflowCompensationPolicy::validate_syntax",
+            rule="EP-30",
+        ),
     )
 
 
@@ -202,31 +204,33 @@ def _reconcile_trace(document: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def reconcile_rows() -> list[CaseRow]:
-    return pair_rows(
-        Faults(
-            "ledger.reconcile_request",
-            "ledger.reconcile-request",
-            _reconcile_base,
-            {
-                "plan_owned": _set("plan", value="foreign"),
-                "plan_binding": _set("fingerprint", value="1" * 64),
-                "ledger_steps": _extra_step,
-                "operation_key": _set("call", "operation_key", value="op key"),
-                "known": _set("operations", 0, "operation_key", value="op-other"),
-                "input_size": _set("call", "input", value=_HUGE),
-                "input_match": _set("operations", 0, "input_fingerprint", value=_OTHER_FP),
-                "session_token": _set("call", "session_id", value="worker 1"),
-                "request_id_token": _set("call", "request_id", value="reconcile 1"),
-            },
-            _reconcile_trace,
-            last_step(run_trace),
-            _provenance(
-                "WorkflowEngine::operation_reconcile_request",
-                "WorkflowOperationLedger::reconcile_request",
-                "WorkflowOperation::verify_input",
-                rule="EP-31",
-            ),
-        )
+    return pair_rows(reconcile_faults())
+
+
+def reconcile_faults() -> Faults:
+    return Faults(
+        "ledger.reconcile_request",
+        "ledger.reconcile-request",
+        _reconcile_base,
+        {
+            "plan_owned": _set("plan", value="foreign"),
+            "plan_binding": _set("fingerprint", value="1" * 64),
+            "ledger_steps": _extra_step,
+            "operation_key": _set("call", "operation_key", value="op key"),
+            "known": _set("operations", 0, "operation_key", value="op-other"),
+            "input_size": _set("call", "input", value=_HUGE),
+            "input_match": _set("operations", 0, "input_fingerprint", value=_OTHER_FP),
+            "session_token": _set("call", "session_id", value="worker 1"),
+            "request_id_token": _set("call", "request_id", value="reconcile 1"),
+        },
+        _reconcile_trace,
+        last_step(run_trace),
+        _provenance(
+            "WorkflowEngine::operation_reconcile_request",
+            "WorkflowOperationLedger::reconcile_request",
+            "WorkflowOperation::verify_input",
+            rule="EP-31",
+        ),
     )
 
 
@@ -272,33 +276,35 @@ def _prepare_trace(document: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def prepare_rows() -> list[CaseRow]:
-    return pair_rows(
-        Faults(
-            "ledger.prepare_external_operation",
-            "ledger.prepare-external",
-            _prepare_base,
-            {
-                "plan_owned": _set("plan", value="foreign"),
-                "step_known": _set("call", "step_id", value="deploy"),
-                "tool": _set("call", "tool", value="Release.Publish"),
-                "input_size": _set("call", "input", value=_HUGE),
-                "nonce_empty": _set("call", "nonce", value=""),
-                "nonce_size": _set("call", "nonce", value="n" * 129),
-                "plan_binding": _edit("plan_fingerprint", value="1" * 64),
-                "ledger_steps": _edit("operations", 0, "step_id", value="deploy"),
-                "binding": _edit("operations", 0, "tool", value="release.other"),
-                "terminal": _edit("operations", 0, "state", value="succeeded"),
-                "input_match": _edit("operations", 0, "input_fingerprint", value=_OTHER_FP),
-            },
-            _prepare_trace,
-            last_step(run_trace),
-            _provenance(
-                "WorkflowEngine::prepare_next_external_operation",
-                "WorkflowEngine::derive_operation_key",
-                "WorkflowEngine::validate_external_operation_binding",
-                rule="EP-32",
-            ),
-        )
+    return pair_rows(prepare_faults())
+
+
+def prepare_faults() -> Faults:
+    return Faults(
+        "ledger.prepare_external_operation",
+        "ledger.prepare-external",
+        _prepare_base,
+        {
+            "plan_owned": _set("plan", value="foreign"),
+            "step_known": _set("call", "step_id", value="deploy"),
+            "tool": _set("call", "tool", value="Release.Publish"),
+            "input_size": _set("call", "input", value=_HUGE),
+            "nonce_empty": _set("call", "nonce", value=""),
+            "nonce_size": _set("call", "nonce", value="n" * 129),
+            "plan_binding": _edit("plan_fingerprint", value="1" * 64),
+            "ledger_steps": _edit("operations", 0, "step_id", value="deploy"),
+            "binding": _edit("operations", 0, "tool", value="release.other"),
+            "terminal": _edit("operations", 0, "state", value="succeeded"),
+            "input_match": _edit("operations", 0, "input_fingerprint", value=_OTHER_FP),
+        },
+        _prepare_trace,
+        last_step(run_trace),
+        _provenance(
+            "WorkflowEngine::prepare_next_external_operation",
+            "WorkflowEngine::derive_operation_key",
+            "WorkflowEngine::validate_external_operation_binding",
+            rule="EP-32",
+        ),
     )
 
 
@@ -354,40 +360,42 @@ def _approve_trace(document: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def approve_rows() -> list[CaseRow]:
-    return pair_rows(
-        Faults(
-            "ledger.approve_compensation",
-            "ledger.approve-compensation",
-            _approve_base,
-            {
-                "role": _set("call", "session", value="worker"),
-                "plan_owned": _set("plan", value="foreign"),
-                "plan_binding": _set("fingerprint", value="1" * 64),
-                "ledger_steps": _extra_step,
-                "policy_tool": _raw("tool", "Release.Publish"),
-                "policy_tenant": _raw("tenant_scope", "Tenant Release"),
-                "policy_grant": _raw("grant_fingerprint", "f" * 63),
-                "grant_match": _set("target", "grant", value="other"),
-                "grant_verifier": _set("verifiers", "gv", value=False),
-                "known": _set("target", "operation_key", value="op-missing"),
-                "succeeded": _not_succeeded,
-                "tool_match": _set("operations", 0, "tool", value="release.other"),
-                "intent": _set("operations", 0, "compensation", value=None),
-                "policy_match": _intent("tenant_scope", "tenant-other"),
-                "input_size": _set("call", "input", value=_HUGE),
-                "input_match": _intent("input_fingerprint", _OTHER_FP),
-                "action_verifier": _set("verifiers", "av", value=False),
-            },
-            _approve_trace,
-            last_step(run_trace),
-            _provenance(
-                "WorkflowEngine::approve_compensation",
-                "WorkflowCompensationTarget::verify_grant_current",
-                "WorkflowCompensation::matches_policy",
-                "WorkflowCompensationTarget::verify_action_current",
-                rule="EP-33",
-            ),
-        )
+    return pair_rows(approve_faults())
+
+
+def approve_faults() -> Faults:
+    return Faults(
+        "ledger.approve_compensation",
+        "ledger.approve-compensation",
+        _approve_base,
+        {
+            "role": _set("call", "session", value="worker"),
+            "plan_owned": _set("plan", value="foreign"),
+            "plan_binding": _set("fingerprint", value="1" * 64),
+            "ledger_steps": _extra_step,
+            "policy_tool": _raw("tool", "Release.Publish"),
+            "policy_tenant": _raw("tenant_scope", "Tenant Release"),
+            "policy_grant": _raw("grant_fingerprint", "f" * 63),
+            "grant_match": _set("target", "grant", value="other"),
+            "grant_verifier": _set("verifiers", "gv", value=False),
+            "known": _set("target", "operation_key", value="op-missing"),
+            "succeeded": _not_succeeded,
+            "tool_match": _set("operations", 0, "tool", value="release.other"),
+            "intent": _set("operations", 0, "compensation", value=None),
+            "policy_match": _intent("tenant_scope", "tenant-other"),
+            "input_size": _set("call", "input", value=_HUGE),
+            "input_match": _intent("input_fingerprint", _OTHER_FP),
+            "action_verifier": _set("verifiers", "av", value=False),
+        },
+        _approve_trace,
+        last_step(run_trace),
+        _provenance(
+            "WorkflowEngine::approve_compensation",
+            "WorkflowCompensationTarget::verify_grant_current",
+            "WorkflowCompensation::matches_policy",
+            "WorkflowCompensationTarget::verify_action_current",
+            rule="EP-33",
+        ),
     )
 
 
@@ -464,20 +472,22 @@ def _apply_faults() -> dict[str, Fault]:
 
 
 def reconciliation_rows() -> list[CaseRow]:
-    return pair_rows(
-        Faults(
-            "ledger.apply_reconciliation",
-            "ledger.apply-reconciliation",
-            _reconciliation_base,
-            {**_apply_faults(), "transition": _set("operations", 0, "state", value="failed")},
-            _reconciliation_trace,
-            last_step(run_trace),
-            _provenance(
-                "WorkflowEngine::apply_verified_operation_reconciliation",
-                "WorkflowOperationLedger::apply_verified_reconciliation",
-                rule="EP-34",
-            ),
-        )
+    return pair_rows(reconciliation_faults())
+
+
+def reconciliation_faults() -> Faults:
+    return Faults(
+        "ledger.apply_reconciliation",
+        "ledger.apply-reconciliation",
+        _reconciliation_base,
+        {**_apply_faults(), "transition": _set("operations", 0, "state", value="failed")},
+        _reconciliation_trace,
+        last_step(run_trace),
+        _provenance(
+            "WorkflowEngine::apply_verified_operation_reconciliation",
+            "WorkflowOperationLedger::apply_verified_reconciliation",
+            rule="EP-34",
+        ),
     )
 
 
@@ -533,28 +543,30 @@ def _compensation_apply_trace(document: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def compensation_apply_rows() -> list[CaseRow]:
-    return pair_rows(
-        Faults(
-            "ledger.apply_compensation",
-            "ledger.apply-compensation",
-            _compensation_apply_base,
-            {
-                **_apply_faults(),
-                "intent": _set("operations", 0, "compensation", value=None),
-                "input_size": _set("request_change", "payload", value=_HUGE_TEXT),
-                "input_match": _intent("input_fingerprint", _OTHER_FP),
-                "identity": _intent("tenant_scope", "tenant-other"),
-                "transition": _intent("state", "failed"),
-            },
-            _compensation_apply_trace,
-            last_step(run_trace),
-            _provenance(
-                "WorkflowEngine::apply_verified_operation_compensation",
-                "WorkflowOperationLedger::apply_verified_compensation",
-                "WorkflowCompensation::verify_input",
-                rule="EP-35",
-            ),
-        )
+    return pair_rows(compensation_apply_faults())
+
+
+def compensation_apply_faults() -> Faults:
+    return Faults(
+        "ledger.apply_compensation",
+        "ledger.apply-compensation",
+        _compensation_apply_base,
+        {
+            **_apply_faults(),
+            "intent": _set("operations", 0, "compensation", value=None),
+            "input_size": _set("request_change", "payload", value=_HUGE_TEXT),
+            "input_match": _intent("input_fingerprint", _OTHER_FP),
+            "identity": _intent("tenant_scope", "tenant-other"),
+            "transition": _intent("state", "failed"),
+        },
+        _compensation_apply_trace,
+        last_step(run_trace),
+        _provenance(
+            "WorkflowEngine::apply_verified_operation_compensation",
+            "WorkflowOperationLedger::apply_verified_compensation",
+            "WorkflowCompensation::verify_input",
+            rule="EP-35",
+        ),
     )
 
 
