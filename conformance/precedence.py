@@ -24,6 +24,7 @@ from typing import Final
 import attrs
 
 SPLASH: Final = "ymote/Splash 623d57c5c524f062ed5ddf8995cbed5b7b98e380"
+AGENTCTL: Final = "opensourceops/agentctl 07b0f0827efb8c368e7563ae621a1a5f99639013"
 PROTOCOL: Final = "crates/splash-protocol/src/lib.rs"
 WORKFLOW: Final = "crates/splash-workflow/src/lib.rs"
 BEGIN: Final = "<!-- precedence: generated from conformance/precedence.py, do not edit -->"
@@ -71,13 +72,15 @@ class Operation:
     rules: tuple[str, ...]
     """The docs/spec rules that define the checks themselves."""
     citation: str
-    """Upstream path and symbol (of ``SPLASH``) whose code runs the checks."""
+    """Upstream path and symbol (of ``repository``) whose code runs the checks."""
     checks: tuple[Check, ...]
     item: str = ""
     """What a per-item check loops over."""
     excused: Mapping[tuple[str, str], str] = attrs.field(factory=dict)
     """Adjacent pairs (first, second check name) that no input can break together."""
     note: str = ""
+    repository: str = SPLASH
+    """The upstream repository and commit the citation is read at."""
 
     def pairs(self) -> tuple[Pair, ...]:
         pairs = [
@@ -1106,6 +1109,91 @@ OPERATIONS += (
     ),
 )
 
+_AGENTCTL_READ = (
+    " Read at the commit of docs/upstream-readings.md (A-ST, A-RT); not re-read at the"
+    " newest stored commit."
+)
+
+OPERATIONS += (
+    Operation(
+        "saga.reconcile",
+        "EP-37",
+        "Appending an agentctl reconciliation record",
+        ("SG-7", "SG-83"),
+        "crates/agentctl-store/src/lib.rs `reconcile_effect` (docs/upstream-readings.md rows 4"
+        " and 5)",
+        (
+            Check(
+                "fields",
+                "saga_reconciliation_field_missing",
+                "a blank actor or reason, `applied` without a result, `compensated` without a"
+                " compensating effect",
+            ),
+            Check("effect", "saga_unknown_effect", "an effect id no effect has"),
+            Check(
+                "transition",
+                "saga_reconciliation_not_allowed",
+                "a first record the raw status does not allow (a later one that contradicts"
+                " the latest is `saga_contradictory_reconciliation`)",
+            ),
+            Check("self", "saga_self_compensation", "a compensating effect that is the effect"),
+            Check("inverse_known", "saga_unknown_effect", "a compensating effect no effect is"),
+            Check(
+                "linked",
+                "saga_unrelated_compensation_effect",
+                "a compensating effect of neither the effect's run nor one of its compensation"
+                " runs",
+            ),
+            Check(
+                "confirmed",
+                "saga_unconfirmed_compensation_effect",
+                "a compensating effect not confirmed applied",
+            ),
+        ),
+        excused={
+            ("effect", "transition"): "an effect that does not exist has no raw status",
+            ("self", "inverse_known"): (
+                "one compensating effect id cannot name the effect itself and no effect"
+            ),
+            ("inverse_known", "linked"): "a compensating effect that does not exist has no run",
+        },
+        note=(
+            "The four field checks share one code and a run step reports the code only, so"
+            " their order (actor, reason, result, compensating effect) is not observable"
+            " there. The compensating effect is checked whenever one is named, whatever the"
+            " record's status." + _AGENTCTL_READ
+        ),
+        repository=AGENTCTL,
+    ),
+    Operation(
+        "saga.plan",
+        "EP-38",
+        "Planning an agentctl compensation (`plan_compensation`)",
+        ("SG-10", "SG-17", "SG-98"),
+        "crates/agentctl-runtime/src/lib.rs `plan_compensation` (docs/upstream-readings.md row 6)",
+        (
+            Check("source_terminal", "saga_source_not_terminal", "a source run not terminal"),
+            Check(
+                "input_object",
+                "saga_compensation_input_not_object",
+                "a task whose rendered compensate input is not a JSON object",
+            ),
+            Check(
+                "generated_valid",
+                "saga_generated_workflow_invalid",
+                "a generated workflow that does not compile (a rendered invalid template)",
+            ),
+        ),
+        note=(
+            "Tasks are rendered in reverse compiled order and the first non-object input"
+            " refuses the plan; the generated workflow is compiled once, after every task is"
+            " rendered. Blocks (SG-12 to SG-17) are not refusals: a blocked task is left out"
+            " of the plan." + _AGENTCTL_READ
+        ),
+        repository=AGENTCTL,
+    ),
+)
+
 OPERATIONS += (
     Operation(
         "frames.seal",
@@ -1142,9 +1230,10 @@ def render() -> str:
     lines = [BEGIN, ""]
     for operation in OPERATIONS:
         rules = ", ".join(operation.rules)
+        where = "" if operation.repository == SPLASH else f" {operation.repository}"
         lines.append(
             f"- **{operation.rule}** {operation.title} (`{operation.name}`; checks: {rules})."
-            f" Upstream: {operation.citation}. In order:"
+            f" Upstream:{where} {operation.citation}. In order:"
         )
         lines.extend(_check_line(i, check) for i, check in enumerate(operation.checks, 1))
         if operation.item:
