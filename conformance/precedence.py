@@ -81,6 +81,9 @@ class Operation:
     note: str = ""
     repository: str = SPLASH
     """The upstream repository and commit the citation is read at."""
+    acceptable: str = ""
+    """Why upstream's order cannot be observed by code (then every pair vector is
+    ``acceptable``: the earlier check's code, or the later one's, conforms)."""
 
     def pairs(self) -> tuple[Pair, ...]:
         pairs = [
@@ -1196,6 +1199,49 @@ OPERATIONS += (
 
 OPERATIONS += (
     Operation(
+        "casehub.bindings",
+        "EP-39",
+        "Loading a CaseHub binding set (compensation bindings)",
+        ("SG-50", "SG-51", "SG-52", "SG-55", "SG-87"),
+        "api/src/main/java/io/casehub/api/model/converter/YamlCaseDefinitionConverter.java"
+        " `convert`, `Binding.validateCompensationBindings` (docs/upstream-readings.md rows C-YC,"
+        " C-BV and 35)",
+        (
+            Check(
+                "self_reference",
+                "saga_binding_self_reference",
+                "a binding whose `compensate` names itself",
+            ),
+            Check(
+                "missing_target",
+                "saga_binding_missing_target",
+                "a later binding whose `compensate` names no binding",
+            ),
+            Check("cycle", "saga_binding_cycle", "`compensate` references that form a cycle"),
+            Check(
+                "orphan",
+                "saga_binding_orphan",
+                "a compensation-only binding no binding names",
+            ),
+        ),
+        note=(
+            "Rescind reads the bindings in order (each binding's own reference: itself, then"
+            " unknown), then the cycles, then the orphans, and reports the first error's code"
+            " with every finding; a self reference and a missing target are therefore in"
+            " the order of their bindings, and the list shows them for bindings in that"
+            " order."
+        ),
+        repository="mdproctor/engine ee78965427b6daaad22aef449deae1ec654a4af0",
+        acceptable=(
+            "upstream collects every error and refuses the definition with one"
+            " `IllegalArgumentException` whose message joins them, so no code tells which"
+            " comes first"
+        ),
+    ),
+)
+
+OPERATIONS += (
+    Operation(
         "frames.seal",
         "EP-19",
         "Sealing an authenticated frame",
@@ -1245,6 +1291,8 @@ def render() -> str:
             lines.append(f"  No vector for `{first}` > `{second}`: {reason}.")
         if operation.note:
             lines.append(f"  {operation.note}")
+        if operation.acceptable:
+            lines.append(f"  Either code is `acceptable`: {operation.acceptable}.")
     lines += ["", END]
     return "\n".join(lines)
 

@@ -1,14 +1,21 @@
-"""Pairwise error-precedence inputs for agentctl (docs/spec/precedence.md): a reconciliation
-record that breaks two checks (EP-37, a ``run`` document ending in one ``reconcile`` step)
-and a compensation plan that breaks two (EP-38, a ``plan`` document)."""
+"""Pairwise error-precedence inputs for the saga upstreams (docs/spec/precedence.md): an
+agentctl reconciliation record that breaks two checks (EP-37, a ``run`` document ending in
+one ``reconcile`` step), an agentctl compensation plan that breaks two (EP-38, a ``plan``
+document) and a CaseHub binding set with two errors (EP-39, a ``validate`` document)."""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from rescind.conformance.cases import CaseRow
-from rescind.conformance.interpreters.saga_documents import plan_document, run_document
+from rescind.conformance.interpreters.saga_documents import (
+    BindingSetRefused,
+    plan_document,
+    run_document,
+    validate_document,
+)
 from rescind.conformance.provenance import upstream
 from rescind.conformance.vectors.sets._precedence import Faults, pair_rows
 from rescind.reference.errors import error_registry
@@ -197,3 +204,60 @@ def plan_faults() -> Faults:
 
 def plan_rows() -> list[CaseRow]:
     return pair_rows(plan_faults())
+
+
+# -- EP-39: a CaseHub binding set ------------------------------------------------------------
+
+_UNDO = {"compensation": True, "capability": "undo-cap", "worker": "undo-worker"}
+
+
+def _bindings_base() -> dict[str, Any]:
+    return {
+        "bindings": [{"name": "step-a", "compensate": "undo-a"}, {"name": "undo-a", **_UNDO}],
+        "workers": ["undo-worker"],
+    }
+
+
+def _add(*bindings: dict[str, Any]) -> Fault:
+    def fault(document: dict[str, Any], _: int) -> None:
+        document["bindings"].extend(copy.deepcopy(bindings))
+
+    return fault
+
+
+def _validated(document: dict[str, Any]) -> Any:
+    try:
+        return validate_document(document)
+    except BindingSetRefused as refused:
+        raise refused.error from None
+
+
+def bindings_faults() -> Faults:
+    return Faults(
+        "casehub.bindings",
+        "validate",
+        _bindings_base,
+        {
+            "self_reference": _add({"name": "step-s", "compensate": "step-s"}),
+            "missing_target": _add({"name": "step-m", "compensate": "undo-ghost"}),
+            "cycle": _add(
+                {"name": "step-x", "compensate": "step-y"},
+                {"name": "step-y", "compensate": "step-x"},
+            ),
+            "orphan": _add({"name": "undo-o", **_UNDO}),
+        },
+        lambda document: document,
+        _validated,
+        upstream(
+            "upstream-code",
+            "mdproctor/engine",
+            "ee78965427b6daaad22aef449deae1ec654a4af0",
+            "api/src/main/java/io/casehub/api/model/converter/YamlCaseDefinitionConverter.java",
+            "convert (every error of Binding.validateCompensationBindings in one exception);"
+            " the first code is Rescind's reading, either is acceptable (EP-39)",
+        ),
+    )
+
+
+def bindings_rows() -> list[CaseRow]:
+    return pair_rows(bindings_faults())
