@@ -1242,6 +1242,45 @@ OPERATIONS += (
 
 OPERATIONS += (
     Operation(
+        "casehub.case_compensate",
+        "EP-50",
+        "Compensating a CaseHub case",
+        ("SG-42",),
+        "planning/src/main/java/io/casehub/engine/planning/compensation/"
+        "CaseCompensationServiceImpl.java (docs/upstream-readings.md row C-SV)",
+        (
+            Check("exists", "saga_case_not_found", "a case id no case has"),
+            Check(
+                "entry",
+                "saga_case_not_compensable",
+                "a case neither COMPLETED nor COMPENSATION_FAULTED",
+            ),
+        ),
+        excused={("exists", "entry"): "a case that does not exist has no status"},
+        repository="mdproctor/engine 1a547de656d313c9efc4418a8fa46368fd779dbd",
+    ),
+    Operation(
+        "casehub.work_item_transition",
+        "EP-51",
+        "A lifecycle call on a CaseHub work item",
+        ("SG-60", "SG-88"),
+        "runtime/src/main/java/io/casehub/work/runtime/service/WorkItemService.java, every"
+        " lifecycle method (commit not reported; docs/upstream-readings.md row W-SV)",
+        (
+            Check("exists", "saga_work_item_not_found", "an item id no item has"),
+            Check(
+                "transition",
+                "saga_illegal_transition",
+                "a call the work-item table refuses from the item's status",
+            ),
+        ),
+        excused={("exists", "transition"): "an item that does not exist has no status"},
+        repository="mdproctor/work",
+    ),
+)
+
+OPERATIONS += (
+    Operation(
         "frames.seal",
         "EP-19",
         "Sealing an authenticated frame",
