@@ -1199,6 +1199,51 @@ OPERATIONS += (
 
 OPERATIONS += (
     Operation(
+        "ledger.dispatch_request",
+        "EP-52",
+        "Building a dispatch request through the host engine",
+        ("HL-11", "HL-14"),
+        f"{WORKFLOW} `WorkflowEngine::operation_dispatch_request`, then {PROTOCOL}"
+        " `OperationDispatchRequest::new`, `WorkflowOperation::verify_input`",
+        (
+            *_LEDGER_FOR,
+            Check("known", "unknown_operation", "an operation key the ledger does not hold"),
+            Check("session_token", "invalid_token", "a session id outside the token grammar"),
+            Check("request_id_token", "invalid_token", "a request id outside the token grammar"),
+            Check(
+                "envelope", "invalid_json_envelope", "a JSON payload that is not object or array"
+            ),
+            Check("depth", "json_payload_too_deep", "a JSON payload nested deeper than 32"),
+            Check(
+                "input_size",
+                "host_input_too_large",
+                "a payload of more than 262,144 canonical input bytes",
+            ),
+            Check(
+                "input_match",
+                "input_fingerprint_mismatch",
+                "a payload whose fingerprint is not the recorded one",
+            ),
+        ),
+        excused={
+            ("envelope", "depth"): "a scalar JSON payload has no depth to exceed",
+            ("depth", "input_size"): (
+                "breaking both needs a deep JSON payload of over 256 KiB written out in the"
+                " vector (a trace's `repeat` shorthand expands text payloads only); the"
+                " authorizer's EP-8 shows depth before size"
+            ),
+        },
+        note=(
+            "`session_token` and `request_id_token` share `invalid_token`, and a ledger trace"
+            " reports the code only, so their order is not observable there. The request's"
+            " tool and key are the recorded operation's, so they cannot fail. Terminal"
+            " operations are not refused."
+        ),
+    ),
+)
+
+OPERATIONS += (
+    Operation(
         "casehub.bindings",
         "EP-39",
         "Loading a CaseHub binding set (compensation bindings)",

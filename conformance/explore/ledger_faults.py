@@ -1,5 +1,5 @@
 """Exploration of host-engine calls with several faults at once (``ledger.trace``,
-docs/spec/precedence.md EP-18, EP-30, EP-31, EP-33 to EP-35).
+docs/spec/precedence.md EP-18, EP-30, EP-31, EP-33 to EP-35, EP-52).
 
 Each precedence family of the ledger traces describes one call: a base trace the reference
 accepts and, per check of the call's list, a fault that breaks that check. Hypothesis picks a
@@ -18,15 +18,18 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from hypothesis import assume
 from hypothesis import strategies as st
 
-from rescind.conformance.explore.engine import Area
+from rescind.conformance.explore.engine import Answers, Area, reference_answer
+from rescind.conformance.ops import registry as operations
 from rescind.conformance.precedence import BY_NAME
 from rescind.conformance.vectors.sets._ledger_precedence import record_faults
 from rescind.conformance.vectors.sets._ledger_precedence_calls import (
     approve_faults,
     compensation_apply_faults,
     compensation_faults,
+    dispatch_faults,
     reconcile_faults,
     reconciliation_faults,
 )
@@ -42,6 +45,7 @@ FAMILIES: tuple[Faults, ...] = (
     approve_faults(),
     reconciliation_faults(),
     compensation_apply_faults(),
+    dispatch_faults(),
 )
 
 
@@ -65,12 +69,23 @@ def faulted_trace(faults: Faults, names: tuple[str, ...]) -> dict[str, Any]:
     return trace
 
 
+ANSWERS = Answers()
+
+
 @st.composite
 def faulty_calls(draw: st.DrawFn) -> dict[str, Any]:
+    """A trace whose last call breaks two to four checks. Some sets of faults make the
+    stored ledger itself invalid (a compensation on an operation that has not succeeded, a
+    65th operation), so loading it fails and the call names no ledger: such a trace is
+    malformed, and is drawn again. The reference's answer is kept (``ANSWERS``)."""
     faults = draw(st.sampled_from(FAMILIES))
     names = fault_names(faults)
     chosen = draw(st.lists(st.sampled_from(names), min_size=2, max_size=4, unique=True))
-    return faulted_trace(faults, tuple(chosen))
+    trace = faulted_trace(faults, tuple(chosen))
+    answer = reference_answer("ledger.trace", trace)
+    assume(answer.get("error") != operations.BadRequest.code)
+    ANSWERS.remember(trace, answer)
+    return trace
 
 
 LEDGER_FAULTS_AREA = Area(
@@ -79,8 +94,9 @@ LEDGER_FAULTS_AREA = Area(
     capability="ledger",
     rule="EP-18",
     description="host-engine calls (record an operation or a compensation intent, build a"
-    " reconciliation request, approve a compensation, apply a reconciliation or compensation"
-    " result) breaking two to four checks at once get the first refusing check's code, in"
-    " upstream's order, as the reference gives it",
+    " dispatch or reconciliation request, approve a compensation, apply a reconciliation or"
+    " compensation result) breaking two to four checks at once get the first refusing"
+    " check's code, in upstream's order, as the reference gives it",
     traces=faulty_calls(),
+    answers=ANSWERS,
 )

@@ -220,7 +220,7 @@ EXPECTED_ERRORS.update(
         for pair in BY_NAME["ledger.record_operation"].covered_pairs()
     }
 )
-# EP-30 to EP-35: the last step breaks two checks and gets the earlier one's code
+# EP-30 to EP-35, EP-52: the last step breaks two checks and gets the earlier one's code
 for _prefix, _operation in (
     ("ledger.record-compensation", "ledger.record_compensation"),
     ("ledger.reconcile-request", "ledger.reconcile_request"),
@@ -228,6 +228,7 @@ for _prefix, _operation in (
     ("ledger.approve-compensation", "ledger.approve_compensation"),
     ("ledger.apply-reconciliation", "ledger.apply_reconciliation"),
     ("ledger.apply-compensation", "ledger.apply_compensation"),
+    ("ledger.dispatch-request", "ledger.dispatch_request"),
 ):
     EXPECTED_ERRORS.update(
         {

@@ -1,7 +1,8 @@
-"""Pairwise error-precedence traces for six more host-engine calls (docs/spec/precedence.md):
-recording a compensation intent (EP-30), building a reconciliation request (EP-31),
-preparing an external operation (EP-32), approving a compensation (EP-33) and applying a
-verified reconciliation (EP-34) or compensation result (EP-35). Each trace loads a ledger and ends in the one call
+"""Pairwise error-precedence traces for seven more host-engine calls
+(docs/spec/precedence.md): recording a compensation intent (EP-30), building a reconciliation
+request (EP-31), preparing an external operation (EP-32), approving a compensation (EP-33),
+applying a verified reconciliation (EP-34) or compensation result (EP-35) and building a
+dispatch request (EP-52). Each trace loads a ledger and ends in the one call
 that breaks two checks; every step before it succeeds."""
 
 from __future__ import annotations
@@ -399,6 +400,72 @@ def approve_faults() -> Faults:
     )
 
 
+# -- EP-52: operation_dispatch_request ------------------------------------------------------
+
+
+def _dispatch_base() -> dict[str, Any]:
+    return {
+        **_stored(),
+        "call": {
+            "operation_key": OP_KEY,
+            "payload": VERSION,
+            "session_id": "worker-1",
+            "request_id": "dispatch-1",
+        },
+    }
+
+
+def _deep() -> dict[str, Any]:
+    value: Any = {}
+    for _level in range(33):
+        value = [value]
+    return {"format": "json", "value": value}
+
+
+def _dispatch_trace(document: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "setup": copy.deepcopy(_SETUP),
+        "steps": [
+            _load(document),
+            {
+                "call": "operation_dispatch_request",
+                "args": {**_context(document), **document["call"]},
+            },
+        ],
+    }
+
+
+def dispatch_rows() -> list[CaseRow]:
+    return pair_rows(dispatch_faults())
+
+
+def dispatch_faults() -> Faults:
+    return Faults(
+        "ledger.dispatch_request",
+        "ledger.dispatch-request",
+        _dispatch_base,
+        {
+            "plan_owned": _set("plan", value="foreign"),
+            "plan_binding": _set("fingerprint", value="1" * 64),
+            "ledger_steps": _extra_step,
+            "known": _set("operations", 0, "operation_key", value="op-other"),
+            "session_token": _set("call", "session_id", value="worker 1"),
+            "request_id_token": _set("call", "request_id", value="dispatch 1"),
+            "envelope": _set("call", "payload", value={"format": "json", "value": 42}),
+            "depth": _set("call", "payload", value=_deep()),
+            "input_size": _set("call", "payload", value=_HUGE_TEXT),
+            "input_match": _set("operations", 0, "input_fingerprint", value=_OTHER_FP),
+        },
+        _dispatch_trace,
+        last_step(run_trace),
+        _provenance(
+            "WorkflowEngine::operation_dispatch_request",
+            "WorkflowOperation::verify_input",
+            rule="EP-52",
+        ),
+    )
+
+
 # -- EP-34, EP-35: applying verified results -----------------------------------------------
 
 _SESSIONS = {"host": session(), "worker": session(role="worker")}
@@ -578,4 +645,5 @@ def precedence_rows() -> list[CaseRow]:
         *approve_rows(),
         *reconciliation_rows(),
         *compensation_apply_rows(),
+        *dispatch_rows(),
     ]

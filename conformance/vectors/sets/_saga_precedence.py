@@ -6,7 +6,7 @@ document) and a CaseHub binding set with two errors (EP-39, a ``validate`` docum
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from rescind.conformance.cases import CaseRow
@@ -99,7 +99,7 @@ def _unconfirmed_inverse(document: dict[str, Any], _: int) -> None:
     _raw_status(named, "uncertain")(document, 1)
 
 
-def _last_result(document: dict[str, Any]) -> Any:
+def _last_result(document: Mapping[str, Any]) -> Any:
     result = run_document(document)["results"][-1]
     if "error" in result:
         raise error_registry()[result["error"]]()
@@ -225,7 +225,7 @@ def _add(*bindings: dict[str, Any]) -> Fault:
     return fault
 
 
-def _validated(document: dict[str, Any]) -> Any:
+def _validated(document: Mapping[str, Any]) -> Any:
     try:
         return validate_document(document)
     except BindingSetRefused as refused:
