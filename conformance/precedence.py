@@ -1244,6 +1244,75 @@ OPERATIONS += (
 
 OPERATIONS += (
     Operation(
+        "ledger.record_compensation_verified",
+        "EP-53",
+        "Recording a compensation intent with the grant and action verifiers",
+        ("HL-7", "HL-17", "HL-18"),
+        f"{WORKFLOW} `WorkflowEngine::record_compensation_with_action_verifier`,"
+        " `WorkflowCompensationTarget::verify_grant_current`,"
+        " `WorkflowCompensationTarget::verify_action_current`,"
+        " `WorkflowOperationLedger::record_compensation`",
+        (
+            *_LEDGER_FOR,
+            Check("policy_tool", "invalid_tool", "a policy tool outside the token grammar"),
+            Check(
+                "policy_tenant",
+                "invalid_compensation_tenant_scope",
+                "a policy tenant scope outside the token grammar",
+            ),
+            Check(
+                "policy_grant",
+                "invalid_compensation_grant_fingerprint",
+                "a policy grant fingerprint not 64 hex",
+            ),
+            Check(
+                "grant_match",
+                "compensation_policy_mismatch",
+                "a current grant of another tool, without compensations or of another"
+                " fingerprint than the policy's",
+            ),
+            Check("grant_verifier", "compensation_grant_denied", "a grant verifier that denies"),
+            Check("input_size", "host_input_too_large", "more than 262,144 input bytes"),
+            Check("known", "unknown_operation", "an operation key the ledger does not hold"),
+            Check("action_tool", "compensation_policy_mismatch", "an original of another tool"),
+            Check(
+                "action_verifier", "compensation_action_denied", "an action verifier that denies"
+            ),
+            Check(
+                "succeeded",
+                "compensation_requires_succeeded_operation",
+                "an original that has not succeeded",
+            ),
+            Check(
+                "not_recorded",
+                "compensation_already_recorded",
+                "an original with a compensation intent already",
+            ),
+            Check(
+                "compensation_key",
+                "invalid_compensation_key",
+                "a compensation key not a `cmp-` token",
+            ),
+            Check("revision", "ledger_revision_exhausted", "a ledger at revision 2^64-1"),
+        ),
+        excused={
+            ("known", "action_tool"): "an operation the ledger does not hold has no tool",
+            ("succeeded", "not_recorded"): (
+                "an original that has not succeeded cannot hold an intent (HL-3)"
+            ),
+        },
+        note=(
+            "Both verifiers run before the ledger refuses an original that has not succeeded"
+            " or already has an intent (HL-18). The action check also compares the target's"
+            " key with the operation's, which the lookup under that key makes equal; the"
+            " ledger's own `record_compensation` repeats the policy, size, lookup and tool"
+            " checks, which cannot refuse by then."
+        ),
+    ),
+)
+
+OPERATIONS += (
+    Operation(
         "casehub.bindings",
         "EP-39",
         "Loading a CaseHub binding set (compensation bindings)",

@@ -1,5 +1,5 @@
 """Exploration of host-engine calls with several faults at once (``ledger.trace``,
-docs/spec/precedence.md EP-18, EP-30, EP-31, EP-33 to EP-35, EP-52).
+docs/spec/precedence.md EP-18, EP-30, EP-31, EP-33 to EP-35, EP-52, EP-53).
 
 Each precedence family of the ledger traces describes one call: a base trace the reference
 accepts and, per check of the call's list, a fault that breaks that check. Hypothesis picks a
@@ -32,6 +32,7 @@ from rescind.conformance.vectors.sets._ledger_precedence_calls import (
     dispatch_faults,
     reconcile_faults,
     reconciliation_faults,
+    verified_faults,
 )
 from rescind.conformance.vectors.sets._precedence import Faults
 
@@ -46,6 +47,7 @@ FAMILIES: tuple[Faults, ...] = (
     reconciliation_faults(),
     compensation_apply_faults(),
     dispatch_faults(),
+    verified_faults(),
 )
 
 
@@ -93,10 +95,10 @@ LEDGER_FAULTS_AREA = Area(
     op="ledger.trace",
     capability="ledger",
     rule="EP-18",
-    description="host-engine calls (record an operation or a compensation intent, build a"
-    " dispatch or reconciliation request, approve a compensation, apply a reconciliation or"
-    " compensation result) breaking two to four checks at once get the first refusing"
-    " check's code, in upstream's order, as the reference gives it",
+    description="host-engine calls (record an operation or a compensation intent, with or"
+    " without verifiers, build a dispatch or reconciliation request, approve a compensation,"
+    " apply a reconciliation or compensation result) breaking two to four checks at once get"
+    " the first refusing check's code, in upstream's order, as the reference gives it",
     traces=faulty_calls(),
     answers=ANSWERS,
 )

@@ -220,7 +220,7 @@ EXPECTED_ERRORS.update(
         for pair in BY_NAME["ledger.record_operation"].covered_pairs()
     }
 )
-# EP-30 to EP-35, EP-52: the last step breaks two checks and gets the earlier one's code
+# EP-30 to EP-35, EP-52, EP-53: the last step breaks two checks and gets the earlier one's code
 for _prefix, _operation in (
     ("ledger.record-compensation", "ledger.record_compensation"),
     ("ledger.reconcile-request", "ledger.reconcile_request"),
@@ -229,6 +229,7 @@ for _prefix, _operation in (
     ("ledger.apply-reconciliation", "ledger.apply_reconciliation"),
     ("ledger.apply-compensation", "ledger.apply_compensation"),
     ("ledger.dispatch-request", "ledger.dispatch_request"),
+    ("ledger.record-compensation-verified", "ledger.record_compensation_verified"),
 ):
     EXPECTED_ERRORS.update(
         {

@@ -121,6 +121,6 @@ def record_faults() -> Faults:
 
 
 def precedence_tests() -> tuple[VectorTest, ...]:
-    """EP-18's rows, then those of the other engine calls (EP-30 to EP-35, EP-52)."""
+    """EP-18's rows, then those of the other engine calls (EP-30 to EP-35, EP-52, EP-53)."""
     rows = [*precedence_rows(), *_ledger_precedence_calls.precedence_rows()]
     return tuple(map(trace_test(run_trace), rows))

@@ -1,9 +1,10 @@
-"""Pairwise error-precedence traces for seven more host-engine calls
+"""Pairwise error-precedence traces for eight more host-engine calls
 (docs/spec/precedence.md): recording a compensation intent (EP-30), building a reconciliation
 request (EP-31), preparing an external operation (EP-32), approving a compensation (EP-33),
-applying a verified reconciliation (EP-34) or compensation result (EP-35) and building a
-dispatch request (EP-52). Each trace loads a ledger and ends in the one call
-that breaks two checks; every step before it succeeds."""
+applying a verified reconciliation (EP-34) or compensation result (EP-35), building a
+dispatch request (EP-52) and recording a compensation intent with verifiers (EP-53). Each
+trace loads a ledger and ends in the one call that breaks two checks; every step before it
+succeeds."""
 
 from __future__ import annotations
 
@@ -400,6 +401,68 @@ def approve_faults() -> Faults:
     )
 
 
+# -- EP-53: record_compensation_with_action_verifier ----------------------------------------
+
+
+def _verified_base() -> dict[str, Any]:
+    return {
+        **_stored(state="succeeded"),
+        "policy": {"grant": "grant", "tenant_scope": "tenant-release"},
+        "target": {"operation_key": OP_KEY, "grant": "grant"},
+        "verifiers": {"gv": True, "av": True},
+        "call": {"compensation_key": CMP_KEY, "input": UNDO},
+    }
+
+
+def _verified_trace(document: Mapping[str, Any]) -> dict[str, Any]:
+    """EP-33's setup and steps, ending in a verified record instead of an approval."""
+    trace = _approve_trace(document)
+    trace["steps"][-1] = {
+        "call": "record_compensation_with_action_verifier",
+        "args": {**_context(document), "target": "tgt", **document["call"]},
+    }
+    return trace
+
+
+def verified_rows() -> list[CaseRow]:
+    return pair_rows(verified_faults())
+
+
+def verified_faults() -> Faults:
+    return Faults(
+        "ledger.record_compensation_verified",
+        "ledger.record-compensation-verified",
+        _verified_base,
+        {
+            "plan_owned": _set("plan", value="foreign"),
+            "plan_binding": _set("fingerprint", value="1" * 64),
+            "ledger_steps": _extra_step,
+            "policy_tool": _raw("tool", "Release.Publish"),
+            "policy_tenant": _raw("tenant_scope", "Tenant Release"),
+            "policy_grant": _raw("grant_fingerprint", "f" * 63),
+            "grant_match": _set("target", "grant", value="other"),
+            "grant_verifier": _set("verifiers", "gv", value=False),
+            "input_size": _set("call", "input", value=_HUGE),
+            "known": _set("target", "operation_key", value="op-missing"),
+            "action_tool": _set("operations", 0, "tool", value="release.other"),
+            "action_verifier": _set("verifiers", "av", value=False),
+            "succeeded": _set("operations", 0, "state", value="running"),
+            "not_recorded": _set("operations", 0, "compensation", value=compensation()),
+            "compensation_key": _set("call", "compensation_key", value="undo-1"),
+            "revision": _set("revision", value=MAX_REVISION),
+        },
+        _verified_trace,
+        last_step(run_trace),
+        _provenance(
+            "WorkflowEngine::record_compensation_with_action_verifier",
+            "WorkflowCompensationTarget::verify_grant_current",
+            "WorkflowCompensationTarget::verify_action_current",
+            "WorkflowOperationLedger::record_compensation",
+            rule="EP-53",
+        ),
+    )
+
+
 # -- EP-52: operation_dispatch_request ------------------------------------------------------
 
 
@@ -646,4 +709,5 @@ def precedence_rows() -> list[CaseRow]:
         *reconciliation_rows(),
         *compensation_apply_rows(),
         *dispatch_rows(),
+        *verified_rows(),
     ]
