@@ -78,10 +78,22 @@ BINDINGS: dict[str, TopicBinding] = {
         TopicBinding(
             "saga-plans",
             "saga",
-            group_ops={"plan": "saga.plan", "run": "saga.run", "declare": "saga.declare"},
+            group_ops={
+                "plan": "saga.plan",
+                "run": "saga.run",
+                "declare": "saga.declare",
+                "plan-precedence": "saga.plan",
+                "reconcile-precedence": "saga.run",
+            },
         ),
         TopicBinding(
-            "saga-bindings", "saga", group_ops={"validate": "saga.validate", "order": "saga.order"}
+            "saga-bindings",
+            "saga",
+            group_ops={
+                "validate": "saga.validate",
+                "order": "saga.order",
+                "validate-precedence": "saga.validate",
+            },
         ),
         TopicBinding(
             "saga-upstream-tests",
