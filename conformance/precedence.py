@@ -24,6 +24,7 @@ from typing import Final
 import attrs
 
 SPLASH: Final = "ymote/Splash 623d57c5c524f062ed5ddf8995cbed5b7b98e380"
+AGENTCTL: Final = "opensourceops/agentctl 07b0f0827efb8c368e7563ae621a1a5f99639013"
 PROTOCOL: Final = "crates/splash-protocol/src/lib.rs"
 WORKFLOW: Final = "crates/splash-workflow/src/lib.rs"
 BEGIN: Final = "<!-- precedence: generated from conformance/precedence.py, do not edit -->"
@@ -71,13 +72,18 @@ class Operation:
     rules: tuple[str, ...]
     """The docs/spec rules that define the checks themselves."""
     citation: str
-    """Upstream path and symbol (of ``SPLASH``) whose code runs the checks."""
+    """Upstream path and symbol (of ``repository``) whose code runs the checks."""
     checks: tuple[Check, ...]
     item: str = ""
     """What a per-item check loops over."""
     excused: Mapping[tuple[str, str], str] = attrs.field(factory=dict)
     """Adjacent pairs (first, second check name) that no input can break together."""
     note: str = ""
+    repository: str = SPLASH
+    """The upstream repository and commit the citation is read at."""
+    acceptable: str = ""
+    """Why upstream's order cannot be observed by code (then every pair vector is
+    ``acceptable``: the earlier check's code, or the later one's, conforms)."""
 
     def pairs(self) -> tuple[Pair, ...]:
         pairs = [
@@ -792,6 +798,613 @@ OPERATIONS += (
     ),
 )
 
+_UNKNOWN_HAS_NO_STATE = "an operation the ledger does not hold has no state to compare"
+_LEDGER_STEPS = Check(
+    "ledger_steps", "unknown_step", "a ledger operation on a step the plan does not have"
+)
+_LEDGER_FOR = (
+    Check("plan_owned", "plan_ownership_mismatch", "a plan of another engine"),
+    Check("plan_binding", "plan_mismatch", "a ledger written for another plan"),
+    _LEDGER_STEPS,
+)
+"""``WorkflowEngine::validate_operation_ledger``: ownership, then ``validate_for``."""
+
+OPERATIONS += (
+    Operation(
+        "ledger.record_compensation",
+        "EP-30",
+        "Recording a compensation intent through the host engine (no verifier)",
+        ("HL-7", "HL-11"),
+        f"{WORKFLOW} `WorkflowEngine::record_compensation`,"
+        " `WorkflowOperationLedger::record_compensation`,"
+        " `WorkflowCompensationPolicy::validate_syntax`",
+        (
+            *_LEDGER_FOR,
+            Check("policy_tool", "invalid_tool", "a policy tool outside the token grammar"),
+            Check(
+                "policy_tenant",
+                "invalid_compensation_tenant_scope",
+                "a policy tenant scope outside the token grammar",
+            ),
+            Check(
+                "policy_grant",
+                "invalid_compensation_grant_fingerprint",
+                "a policy grant fingerprint not 64 hex",
+            ),
+            Check("input_size", "host_input_too_large", "more than 262,144 input bytes"),
+            Check("known", "unknown_operation", "an operation key the ledger does not hold"),
+            Check(
+                "succeeded",
+                "compensation_requires_succeeded_operation",
+                "an original that has not succeeded",
+            ),
+            Check("tool_match", "compensation_policy_mismatch", "a policy for another tool"),
+            Check(
+                "not_recorded",
+                "compensation_already_recorded",
+                "an original with a compensation intent already",
+            ),
+            Check(
+                "compensation_key",
+                "invalid_compensation_key",
+                "a compensation key not a `cmp-` token",
+            ),
+            Check("revision", "ledger_revision_exhausted", "a ledger at revision 2^64-1"),
+        ),
+        excused={("known", "succeeded"): _UNKNOWN_HAS_NO_STATE},
+        note=(
+            "The ledger's own validation (HL-3) runs first inside `validate_for` and again in"
+            " the ledger's `record_compensation`; a ledger that loaded is valid, so neither"
+            " refuses here. Upstream's public `WorkflowCompensationPolicy::new` validates the"
+            " policy, so the policy checks are reached only through a policy built without"
+            " it (the trace call `raw_policy`, which `drivers/splash` answers `unsupported`)."
+        ),
+    ),
+    Operation(
+        "ledger.reconcile_request",
+        "EP-31",
+        "Building a reconciliation request through the host engine",
+        ("HL-11", "HL-15"),
+        f"{WORKFLOW} `WorkflowEngine::operation_reconcile_request`,"
+        " `WorkflowOperationLedger::reconcile_request`, `WorkflowOperation::verify_input`,"
+        f" then {PROTOCOL} `OperationReconcileRequest::new`",
+        (
+            *_LEDGER_FOR,
+            Check(
+                "operation_key",
+                "invalid_operation_key",
+                "an operation key outside the token grammar",
+            ),
+            Check("known", "unknown_operation", "an operation key the ledger does not hold"),
+            Check("input_size", "host_input_too_large", "more than 262,144 input bytes"),
+            Check(
+                "input_match",
+                "input_fingerprint_mismatch",
+                "an input whose fingerprint is not the recorded one",
+            ),
+            Check("session_token", "invalid_token", "a session id outside the token grammar"),
+            Check("request_id_token", "invalid_token", "a request id outside the token grammar"),
+        ),
+        note=(
+            "A `cmp-` key is a token, so it passes `operation_key` and is then unknown"
+            " (`known`). `session_token` and `request_id_token` share `invalid_token`, and a"
+            " ledger trace reports the code only, so their order is not observable there;"
+            " either may run first."
+        ),
+    ),
+    Operation(
+        "ledger.prepare_external_operation",
+        "EP-32",
+        "Preparing an external operation (the ledger half of"
+        " `WorkflowEngine::prepare_next_external_operation`)",
+        ("HK-7", "HK-8", "HL-11", "HL-26"),
+        f"{WORKFLOW} `WorkflowEngine::prepare_next_external_operation`,"
+        " `WorkflowEngine::derive_operation_key`,"
+        " `WorkflowEngine::validate_external_operation_binding`",
+        (
+            Check("plan_owned", "plan_ownership_mismatch", "a plan of another engine"),
+            Check("step_known", "unknown_step", "a step the plan does not have"),
+            Check("tool", "invalid_tool", "a tool outside the token grammar"),
+            Check("input_size", "host_input_too_large", "more than 262,144 input bytes"),
+            Check("nonce_empty", "empty_operation_nonce", "an empty nonce"),
+            Check("nonce_size", "operation_nonce_too_large", "a nonce over 128 bytes"),
+            Check("plan_binding", "plan_mismatch", "a ledger written for another plan"),
+            _LEDGER_STEPS,
+            Check(
+                "binding",
+                "operation_binding_mismatch",
+                "a recorded operation under the derived key with another step or tool",
+            ),
+            Check(
+                "terminal",
+                "operation_already_terminal",
+                "a recorded operation under the derived key in a terminal state",
+            ),
+            Check(
+                "input_match",
+                "input_fingerprint_mismatch",
+                "a recorded operation under the derived key with another input fingerprint",
+            ),
+        ),
+        excused={("nonce_empty", "nonce_size"): _EXCLUSIVE_NONCE},
+        note=(
+            "Upstream first finds the suspended step and the next queued external tool call"
+            " (its runtime half, which Rescind does not model: the step, tool and input are"
+            " arguments here), then derives the key (EP-2's checks), then validates the ledger;"
+            " a key not yet recorded is recorded (EP-18), a recorded one is checked for drift."
+            " `drivers/splash` answers this call `unsupported` (it needs a suspended runtime)."
+        ),
+    ),
+)
+
+_NO_INTENT = "an original without a compensation intent has no stored tenant or grant to compare"
+
+OPERATIONS += (
+    Operation(
+        "ledger.approve_compensation",
+        "EP-33",
+        "Approving a compensation (`WorkflowEngine::approve_compensation`)",
+        ("HL-11", "HL-17", "HL-22"),
+        f"{WORKFLOW} `WorkflowEngine::approve_compensation`,"
+        " `WorkflowCompensationTarget::verify_grant_current`,"
+        " `WorkflowCompensation::matches_policy`, `WorkflowCompensation::verify_input`,"
+        " `WorkflowCompensationTarget::verify_action_current`",
+        (
+            Check(
+                "role",
+                "compensation_dispatch_requires_host_authenticator",
+                "an authenticator of the worker role",
+            ),
+            *_LEDGER_FOR,
+            Check("policy_tool", "invalid_tool", "a policy tool outside the token grammar"),
+            Check(
+                "policy_tenant",
+                "invalid_compensation_tenant_scope",
+                "a policy tenant scope outside the token grammar",
+            ),
+            Check(
+                "policy_grant",
+                "invalid_compensation_grant_fingerprint",
+                "a policy grant fingerprint not 64 hex",
+            ),
+            Check(
+                "grant_match",
+                "compensation_policy_mismatch",
+                "a current grant of another tool, without compensations or of another"
+                " fingerprint than the policy's",
+            ),
+            Check("grant_verifier", "compensation_grant_denied", "a grant verifier that denies"),
+            Check("known", "unknown_operation", "an operation key the ledger does not hold"),
+            Check(
+                "succeeded",
+                "compensation_requires_succeeded_operation",
+                "an original that has not succeeded",
+            ),
+            Check("tool_match", "compensation_policy_mismatch", "an original of another tool"),
+            Check("intent", "unknown_compensation", "an original without a compensation intent"),
+            Check(
+                "policy_match",
+                "compensation_policy_mismatch",
+                "an intent recorded under another tenant or grant fingerprint",
+            ),
+            Check("input_size", "host_input_too_large", "more than 262,144 input bytes"),
+            Check(
+                "input_match",
+                "compensation_input_fingerprint_mismatch",
+                "an input whose fingerprint is not the intent's",
+            ),
+            Check(
+                "action_verifier", "compensation_action_denied", "an action verifier that denies"
+            ),
+        ),
+        excused={
+            ("known", "succeeded"): _UNKNOWN_HAS_NO_STATE,
+            ("intent", "policy_match"): _NO_INTENT,
+        },
+        note=(
+            "The action check (A) also compares the target's key with the operation's"
+            " (`operation_binding_mismatch`) and the operation's tool with the policy's; the"
+            " operation was looked up under the target's key and its tool compared already"
+            " (`tool_match`), so neither can refuse here and they are not listed. The"
+            " intent's own state is not looked at. An original that has not succeeded"
+            " cannot hold an intent (HL-3), so `succeeded` is broken by an original without"
+            " one."
+        ),
+    ),
+)
+
+_UNKNOWN_HAS_NO_TOOL = "an operation the ledger does not hold has no tool to compare"
+_APPLY_NOTE = (
+    "The request is a prepared one and the result the worker's reply, each optionally"
+    " edited (`request_valid`: the request's protocol version; `result_valid`: a result"
+    " session id outside the token grammar)."
+)
+
+OPERATIONS += (
+    Operation(
+        "ledger.apply_reconciliation",
+        "EP-34",
+        "Applying a verified reconciliation result through the host engine",
+        ("HL-10", "HL-11", "HL-15"),
+        f"{WORKFLOW} `WorkflowEngine::apply_verified_operation_reconciliation`,"
+        " `WorkflowOperationLedger::apply_verified_reconciliation`",
+        (
+            *_LEDGER_FOR,
+            Check("request_valid", "unsupported_version", "a request that fails validation"),
+            Check("result_valid", "invalid_token", "a result that fails validation"),
+            Check(
+                "match",
+                "reconciliation_mismatch",
+                "a result for another request (its request id)",
+            ),
+            Check("known", "unknown_operation", "an operation key the ledger does not hold"),
+            Check("tool", "reconciliation_mismatch", "a recorded operation of another tool"),
+            Check(
+                "transition",
+                "invalid_state_transition",
+                "an observed state the lifecycle table refuses after the stored one",
+            ),
+            Check("revision", "ledger_revision_exhausted", "a ledger at revision 2^64-1"),
+        ),
+        excused={("known", "tool"): _UNKNOWN_HAS_NO_TOOL},
+        note=_APPLY_NOTE
+        + " Upstream maps the result's status to a state before it looks the operation up;"
+        " that mapping cannot fail.",
+    ),
+    Operation(
+        "ledger.apply_compensation",
+        "EP-35",
+        "Applying a verified compensation result through the host engine",
+        ("HL-10", "HL-11", "HL-21"),
+        f"{WORKFLOW} `WorkflowEngine::apply_verified_operation_compensation`,"
+        " `WorkflowOperationLedger::apply_verified_compensation`,"
+        " `WorkflowCompensation::verify_input`",
+        (
+            *_LEDGER_FOR,
+            Check("request_valid", "unsupported_version", "a request that fails validation"),
+            Check("result_valid", "invalid_token", "a result that fails validation"),
+            Check(
+                "match",
+                "compensation_request_mismatch",
+                "a result for another request (its request id)",
+            ),
+            Check("known", "unknown_operation", "an operation key the ledger does not hold"),
+            Check("tool", "compensation_request_mismatch", "a recorded operation of another tool"),
+            Check("intent", "unknown_compensation", "an operation without a compensation intent"),
+            Check(
+                "input_size",
+                "host_input_too_large",
+                "a request payload of more than 262,144 canonical bytes",
+            ),
+            Check(
+                "input_match",
+                "compensation_input_fingerprint_mismatch",
+                "a request payload whose fingerprint is not the intent's",
+            ),
+            Check(
+                "identity",
+                "compensation_request_mismatch",
+                "an intent with another compensation key, tenant or grant fingerprint",
+            ),
+            Check(
+                "transition",
+                "invalid_compensation_state_transition",
+                "an observed state the lifecycle table refuses after the intent's",
+            ),
+            Check("revision", "ledger_revision_exhausted", "a ledger at revision 2^64-1"),
+        ),
+        excused={("known", "tool"): _UNKNOWN_HAS_NO_TOOL},
+        note=_APPLY_NOTE,
+    ),
+)
+
+OPERATIONS += (
+    Operation(
+        "canonical.input",
+        "EP-36",
+        "Reading a payload for its canonical input bytes and host input fingerprint",
+        ("CJ-1", "CJ-9", "CJ-22", "CJ-23", "CJ-24", "CJ-29"),
+        f"{PROTOCOL} `ToolPayload::validate_for`, `validate_json_payload_depth`,"
+        " `canonical_operation_input_bytes`, after serde_json 1.0.150 `from_slice`",
+        (
+            Check("parse", "serialization", "a text that is not one JSON value (CJ-1 to CJ-9)"),
+            Check("envelope", "invalid_json_envelope", "a root that is not object or array"),
+            Check("depth", "json_payload_too_deep", "nesting deeper than 32"),
+            Check("size", "input_too_large", "more canonical bytes than the bound"),
+        ),
+        excused={("envelope", "depth"): "a scalar root has no depth to exceed"},
+        note=(
+            "Parsing ends at the first fault in text order, whatever its kind (a bad number,"
+            " an invalid escape, a trailing comma, invalid UTF-8 inside a string, the 128th"
+            " nested container): all are `serialization`, and upstream reports no reason, so"
+            " which of two parse faults wins is not observable (the `reason` Rescind gives is"
+            " informative). A repeated key is not a fault (CJ-10). Nesting deeper than 127"
+            " is therefore `serialization`, and only depths 33 to 127 reach `depth`."
+        ),
+    ),
+)
+
+_AGENTCTL_READ = (
+    " Read at the commit of docs/upstream-readings.md (A-ST, A-RT); not re-read at the"
+    " newest stored commit."
+)
+
+OPERATIONS += (
+    Operation(
+        "saga.reconcile",
+        "EP-37",
+        "Appending an agentctl reconciliation record",
+        ("SG-7", "SG-83"),
+        "crates/agentctl-store/src/lib.rs `reconcile_effect` (docs/upstream-readings.md rows 4"
+        " and 5)",
+        (
+            Check(
+                "fields",
+                "saga_reconciliation_field_missing",
+                "a blank actor or reason, `applied` without a result, `compensated` without a"
+                " compensating effect",
+            ),
+            Check("effect", "saga_unknown_effect", "an effect id no effect has"),
+            Check(
+                "transition",
+                "saga_reconciliation_not_allowed",
+                "a first record the raw status does not allow (a later one that contradicts"
+                " the latest is `saga_contradictory_reconciliation`)",
+            ),
+            Check("self", "saga_self_compensation", "a compensating effect that is the effect"),
+            Check("inverse_known", "saga_unknown_effect", "a compensating effect no effect is"),
+            Check(
+                "linked",
+                "saga_unrelated_compensation_effect",
+                "a compensating effect of neither the effect's run nor one of its compensation"
+                " runs",
+            ),
+            Check(
+                "confirmed",
+                "saga_unconfirmed_compensation_effect",
+                "a compensating effect not confirmed applied",
+            ),
+        ),
+        excused={
+            ("effect", "transition"): "an effect that does not exist has no raw status",
+            ("self", "inverse_known"): (
+                "one compensating effect id cannot name the effect itself and no effect"
+            ),
+            ("inverse_known", "linked"): "a compensating effect that does not exist has no run",
+        },
+        note=(
+            "The four field checks share one code and a run step reports the code only, so"
+            " their order (actor, reason, result, compensating effect) is not observable"
+            " there. The compensating effect is checked whenever one is named, whatever the"
+            " record's status." + _AGENTCTL_READ
+        ),
+        repository=AGENTCTL,
+    ),
+    Operation(
+        "saga.plan",
+        "EP-38",
+        "Planning an agentctl compensation (`plan_compensation`)",
+        ("SG-10", "SG-17", "SG-98"),
+        "crates/agentctl-runtime/src/lib.rs `plan_compensation` (docs/upstream-readings.md row 6)",
+        (
+            Check("source_terminal", "saga_source_not_terminal", "a source run not terminal"),
+            Check(
+                "input_object",
+                "saga_compensation_input_not_object",
+                "a task whose rendered compensate input is not a JSON object",
+            ),
+            Check(
+                "generated_valid",
+                "saga_generated_workflow_invalid",
+                "a generated workflow that does not compile (a rendered invalid template)",
+            ),
+        ),
+        note=(
+            "Tasks are rendered in reverse compiled order and the first non-object input"
+            " refuses the plan; the generated workflow is compiled once, after every task is"
+            " rendered. Blocks (SG-12 to SG-17) are not refusals: a blocked task is left out"
+            " of the plan." + _AGENTCTL_READ
+        ),
+        repository=AGENTCTL,
+    ),
+)
+
+OPERATIONS += (
+    Operation(
+        "ledger.dispatch_request",
+        "EP-52",
+        "Building a dispatch request through the host engine",
+        ("HL-11", "HL-14"),
+        f"{WORKFLOW} `WorkflowEngine::operation_dispatch_request`, then {PROTOCOL}"
+        " `OperationDispatchRequest::new`, `WorkflowOperation::verify_input`",
+        (
+            *_LEDGER_FOR,
+            Check("known", "unknown_operation", "an operation key the ledger does not hold"),
+            Check("session_token", "invalid_token", "a session id outside the token grammar"),
+            Check("request_id_token", "invalid_token", "a request id outside the token grammar"),
+            Check(
+                "envelope", "invalid_json_envelope", "a JSON payload that is not object or array"
+            ),
+            Check("depth", "json_payload_too_deep", "a JSON payload nested deeper than 32"),
+            Check(
+                "input_size",
+                "host_input_too_large",
+                "a payload of more than 262,144 canonical input bytes",
+            ),
+            Check(
+                "input_match",
+                "input_fingerprint_mismatch",
+                "a payload whose fingerprint is not the recorded one",
+            ),
+        ),
+        excused={
+            ("envelope", "depth"): "a scalar JSON payload has no depth to exceed",
+            ("depth", "input_size"): (
+                "breaking both needs a deep JSON payload of over 256 KiB written out in the"
+                " vector (a trace's `repeat` shorthand expands text payloads only); the"
+                " authorizer's EP-8 shows depth before size"
+            ),
+        },
+        note=(
+            "`session_token` and `request_id_token` share `invalid_token`, and a ledger trace"
+            " reports the code only, so their order is not observable there. The request's"
+            " tool and key are the recorded operation's, so they cannot fail. Terminal"
+            " operations are not refused."
+        ),
+    ),
+)
+
+OPERATIONS += (
+    Operation(
+        "ledger.record_compensation_verified",
+        "EP-53",
+        "Recording a compensation intent with the grant and action verifiers",
+        ("HL-7", "HL-17", "HL-18"),
+        f"{WORKFLOW} `WorkflowEngine::record_compensation_with_action_verifier`,"
+        " `WorkflowCompensationTarget::verify_grant_current`,"
+        " `WorkflowCompensationTarget::verify_action_current`,"
+        " `WorkflowOperationLedger::record_compensation`",
+        (
+            *_LEDGER_FOR,
+            Check("policy_tool", "invalid_tool", "a policy tool outside the token grammar"),
+            Check(
+                "policy_tenant",
+                "invalid_compensation_tenant_scope",
+                "a policy tenant scope outside the token grammar",
+            ),
+            Check(
+                "policy_grant",
+                "invalid_compensation_grant_fingerprint",
+                "a policy grant fingerprint not 64 hex",
+            ),
+            Check(
+                "grant_match",
+                "compensation_policy_mismatch",
+                "a current grant of another tool, without compensations or of another"
+                " fingerprint than the policy's",
+            ),
+            Check("grant_verifier", "compensation_grant_denied", "a grant verifier that denies"),
+            Check("input_size", "host_input_too_large", "more than 262,144 input bytes"),
+            Check("known", "unknown_operation", "an operation key the ledger does not hold"),
+            Check("action_tool", "compensation_policy_mismatch", "an original of another tool"),
+            Check(
+                "action_verifier", "compensation_action_denied", "an action verifier that denies"
+            ),
+            Check(
+                "succeeded",
+                "compensation_requires_succeeded_operation",
+                "an original that has not succeeded",
+            ),
+            Check(
+                "not_recorded",
+                "compensation_already_recorded",
+                "an original with a compensation intent already",
+            ),
+            Check(
+                "compensation_key",
+                "invalid_compensation_key",
+                "a compensation key not a `cmp-` token",
+            ),
+            Check("revision", "ledger_revision_exhausted", "a ledger at revision 2^64-1"),
+        ),
+        excused={
+            ("known", "action_tool"): "an operation the ledger does not hold has no tool",
+            ("succeeded", "not_recorded"): (
+                "an original that has not succeeded cannot hold an intent (HL-3)"
+            ),
+        },
+        note=(
+            "Both verifiers run before the ledger refuses an original that has not succeeded"
+            " or already has an intent (HL-18). The action check also compares the target's"
+            " key with the operation's, which the lookup under that key makes equal; the"
+            " ledger's own `record_compensation` repeats the policy, size, lookup and tool"
+            " checks, which cannot refuse by then."
+        ),
+    ),
+)
+
+OPERATIONS += (
+    Operation(
+        "casehub.bindings",
+        "EP-39",
+        "Loading a CaseHub binding set (compensation bindings)",
+        ("SG-50", "SG-51", "SG-52", "SG-55", "SG-87"),
+        "api/src/main/java/io/casehub/api/model/converter/YamlCaseDefinitionConverter.java"
+        " `convert`, `Binding.validateCompensationBindings` (docs/upstream-readings.md rows C-YC,"
+        " C-BV and 35)",
+        (
+            Check(
+                "self_reference",
+                "saga_binding_self_reference",
+                "a binding whose `compensate` names itself",
+            ),
+            Check(
+                "missing_target",
+                "saga_binding_missing_target",
+                "a later binding whose `compensate` names no binding",
+            ),
+            Check("cycle", "saga_binding_cycle", "`compensate` references that form a cycle"),
+            Check(
+                "orphan",
+                "saga_binding_orphan",
+                "a compensation-only binding no binding names",
+            ),
+        ),
+        note=(
+            "Rescind reads the bindings in order (each binding's own reference: itself, then"
+            " unknown), then the cycles, then the orphans, and reports the first error's code"
+            " with every finding; a self reference and a missing target are therefore in"
+            " the order of their bindings, and the list shows them for bindings in that"
+            " order."
+        ),
+        repository="mdproctor/engine ee78965427b6daaad22aef449deae1ec654a4af0",
+        acceptable=(
+            "upstream collects every error and refuses the definition with one"
+            " `IllegalArgumentException` whose message joins them, so no code tells which"
+            " comes first"
+        ),
+    ),
+)
+
+OPERATIONS += (
+    Operation(
+        "casehub.case_compensate",
+        "EP-50",
+        "Compensating a CaseHub case",
+        ("SG-42",),
+        "planning/src/main/java/io/casehub/engine/planning/compensation/"
+        "CaseCompensationServiceImpl.java (docs/upstream-readings.md row C-SV)",
+        (
+            Check("exists", "saga_case_not_found", "a case id no case has"),
+            Check(
+                "entry",
+                "saga_case_not_compensable",
+                "a case neither COMPLETED nor COMPENSATION_FAULTED",
+            ),
+        ),
+        excused={("exists", "entry"): "a case that does not exist has no status"},
+        repository="mdproctor/engine 1a547de656d313c9efc4418a8fa46368fd779dbd",
+    ),
+    Operation(
+        "casehub.work_item_transition",
+        "EP-51",
+        "A lifecycle call on a CaseHub work item",
+        ("SG-60", "SG-88"),
+        "runtime/src/main/java/io/casehub/work/runtime/service/WorkItemService.java, every"
+        " lifecycle method (commit not reported; docs/upstream-readings.md row W-SV)",
+        (
+            Check("exists", "saga_work_item_not_found", "an item id no item has"),
+            Check(
+                "transition",
+                "saga_illegal_transition",
+                "a call the work-item table refuses from the item's status",
+            ),
+        ),
+        excused={("exists", "transition"): "an item that does not exist has no status"},
+        repository="mdproctor/work",
+    ),
+)
+
 OPERATIONS += (
     Operation(
         "frames.seal",
@@ -1215,9 +1828,10 @@ def render() -> str:
     lines = [BEGIN, ""]
     for operation in OPERATIONS:
         rules = ", ".join(operation.rules)
+        where = "" if operation.repository == SPLASH else f" {operation.repository}"
         lines.append(
             f"- **{operation.rule}** {operation.title} (`{operation.name}`; checks: {rules})."
-            f" Upstream: {operation.citation}. In order:"
+            f" Upstream:{where} {operation.citation}. In order:"
         )
         lines.extend(_check_line(i, check) for i, check in enumerate(operation.checks, 1))
         if operation.item:
@@ -1229,6 +1843,8 @@ def render() -> str:
             lines.append(f"  No vector for `{first}` > `{second}`: {reason}.")
         if operation.note:
             lines.append(f"  {operation.note}")
+        if operation.acceptable:
+            lines.append(f"  Either code is `acceptable`: {operation.acceptable}.")
     lines += ["", END]
     return "\n".join(lines)
 

@@ -6,6 +6,7 @@ from rescind.conformance.explore.engine import Area
 from rescind.conformance.explore.host_plan import HOST_PLAN_AREA
 from rescind.conformance.explore.host_session import HOST_SESSION_AREA
 from rescind.conformance.explore.ledger import LEDGER_AREA
+from rescind.conformance.explore.ledger_faults import LEDGER_FAULTS_AREA
 from rescind.conformance.explore.numbers import F64_NUMBER_AREA, NUMBER_AREA
 from rescind.conformance.explore.reconcile import RECONCILE_AREA
 from rescind.conformance.explore.session import SESSION_WORKER_AREA
@@ -25,4 +26,5 @@ AREAS: tuple[Area, ...] = (
     HOST_PLAN_AREA,
     JOURNAL_FAULTS_AREA,
     STORAGE_FAULTS_AREA,
+    LEDGER_FAULTS_AREA,
 )

@@ -4,10 +4,14 @@ its provenance stated where it is made. A table names a family by ``family = "<n
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from typing import Any
 
 from rescind.conformance.cases import CaseRow, Family
-from rescind.conformance.provenance import Provenance, derived, observed
+from rescind.conformance.ops.canonical import canonical_input
+from rescind.conformance.provenance import Provenance, derived, observed, splash_code
+from rescind.conformance.vectors.sets._precedence import Faults, pair_rows
 
 PROBE = ("UpstreamProbe",)
 _COMPUTED = "bytes, size and fingerprints computed from that text by the reference (CJ-25 to CJ-28)"
@@ -233,7 +237,52 @@ def nesting_depths() -> Iterator[CaseRow]:
     )
 
 
+def _payload(value: Any, suffix: str = "", maximum: int | None = None) -> dict[str, Any]:
+    return {"value": value, "suffix": suffix, "maximum": maximum}
+
+
+def _payload_input(document: dict[str, Any]) -> dict[str, Any]:
+    text = json.dumps(document["value"], separators=(",", ":")) + document["suffix"]
+    request: dict[str, Any] = {"format": "json", "text": text}
+    if document["maximum"] is not None:
+        request["maxInputBytes"] = document["maximum"]
+    return request
+
+
+def _nest(document: dict[str, Any], _: int) -> None:
+    value: Any = {}
+    for _level in range(33):
+        value = [value]
+    document["value"] = value
+
+
+def payload_precedence() -> Iterator[CaseRow]:
+    """EP-36: payloads that break two checks of reading one (docs/spec/precedence.md)."""
+    yield from pair_rows(
+        Faults(
+            "canonical.input",
+            "canon",
+            lambda: _payload({"k": "v"}),
+            {
+                "parse": lambda document, _: document.update(suffix=","),
+                "envelope": lambda document, _: document.update(value=42),
+                "depth": _nest,
+                "size": lambda document, _: document.update(maximum=8),
+            },
+            _payload_input,
+            canonical_input,
+            splash_code(
+                "crates/splash-protocol/src/lib.rs",
+                "ToolPayload::validate_for",
+                "validate_json_payload_depth",
+                note="the order of the checks, read, not run (EP-36)",
+            ),
+        )
+    )
+
+
 FAMILIES: dict[str, Family] = {
+    "payload-precedence": payload_precedence,
     "control-escapes": control_escapes,
     "exponent-leading-zeros": exponent_leading_zeros,
     "f64-switch-points": f64_switch_points,

@@ -12,6 +12,7 @@ from rescind.conformance.cases import CaseRow
 from rescind.conformance.interpreters.host_trace import run_trace
 from rescind.conformance.provenance import splash_code
 from rescind.conformance.vectors.format import VectorTest
+from rescind.conformance.vectors.sets import _ledger_precedence_calls
 from rescind.conformance.vectors.sets._ledger_texts import (
     MAX_REVISION,
     PLAN_FP,
@@ -88,34 +89,38 @@ def _repeated(document: dict[str, Any], _: int) -> None:
 
 
 def precedence_rows() -> list[CaseRow]:
-    return pair_rows(
-        Faults(
-            "ledger.record_operation",
-            "ledger.record",
-            _base,
-            {
-                "plan_owned": lambda document, _: document.update(plan="foreign"),
-                "plan_binding": lambda document, _: document.update(fingerprint="1" * 64),
-                "step_known": _call("step_id", "deploy"),
-                "input_size": _call("input", {"repeat": "x", "count": 262_145}),
-                "operation_count": _full,
-                "revision": lambda document, _: document.update(revision=MAX_REVISION),
-                "tool": _call("tool", "Release.Publish"),
-                "operation_key": _call("operation_key", "cmp-reserved"),
-                "operation_key_unique": _repeated,
-            },
-            _trace,
-            last_step(run_trace),
-            splash_code(
-                "crates/splash-workflow/src/lib.rs",
-                "WorkflowEngine::record_operation",
-                "WorkflowOperationLedger::validate_for",
-                "WorkflowOperationLedger::record",
-                note="the order of the checks in these functions; read, not run (EP-18)",
-            ),
-        )
+    return pair_rows(record_faults())
+
+
+def record_faults() -> Faults:
+    return Faults(
+        "ledger.record_operation",
+        "ledger.record",
+        _base,
+        {
+            "plan_owned": lambda document, _: document.update(plan="foreign"),
+            "plan_binding": lambda document, _: document.update(fingerprint="1" * 64),
+            "step_known": _call("step_id", "deploy"),
+            "input_size": _call("input", {"repeat": "x", "count": 262_145}),
+            "operation_count": _full,
+            "revision": lambda document, _: document.update(revision=MAX_REVISION),
+            "tool": _call("tool", "Release.Publish"),
+            "operation_key": _call("operation_key", "cmp-reserved"),
+            "operation_key_unique": _repeated,
+        },
+        _trace,
+        last_step(run_trace),
+        splash_code(
+            "crates/splash-workflow/src/lib.rs",
+            "WorkflowEngine::record_operation",
+            "WorkflowOperationLedger::validate_for",
+            "WorkflowOperationLedger::record",
+            note="the order of the checks in these functions; read, not run (EP-18)",
+        ),
     )
 
 
 def precedence_tests() -> tuple[VectorTest, ...]:
-    return tuple(map(trace_test(run_trace), precedence_rows()))
+    """EP-18's rows, then those of the other engine calls (EP-30 to EP-35, EP-52, EP-53)."""
+    rows = [*precedence_rows(), *_ledger_precedence_calls.precedence_rows()]
+    return tuple(map(trace_test(run_trace), rows))

@@ -93,7 +93,7 @@ def pair_row(faults: Faults, pair: Pair) -> CaseRow:
         f" `{pair.first.code}` ({operation.rule}).",
         faults.to_input(both),
         faults.provenance,
-        result="invalid",
+        result="acceptable" if operation.acceptable else "invalid",
         flags=(FLAG,),
     )
 

@@ -14,11 +14,13 @@ from rescind.conformance.cases import CaseRow, CaseTable
 from rescind.conformance.ops import registry as operations
 from rescind.conformance.vectors.format import Flag, VectorFile, VectorGroup, VectorTest
 from rescind.conformance.vectors.sets import _canonical_families as canonical_families
+from rescind.conformance.vectors.sets._precedence import FLAG, NOTE
 from rescind.reference.errors import RescindError
 from rescind.reference.jsonparse import parse_json
 from rescind.reference.numbers import NumberMode
 
 NOTES = (
+    Flag(FLAG, *NOTE),
     Flag(
         "UpstreamProbe",
         "Divergence from observed upstream behaviour",

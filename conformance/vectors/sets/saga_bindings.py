@@ -17,12 +17,15 @@ from rescind.conformance import cases
 from rescind.conformance.cases import CaseTable
 from rescind.conformance.harness.orders import linear_extension
 from rescind.conformance.interpreters.saga_documents import BindingSetRefused, validate_document
-from rescind.conformance.vectors.format import Flag, VectorFile
+from rescind.conformance.vectors.format import Flag, VectorFile, VectorGroup
+from rescind.conformance.vectors.sets import _saga_precedence
+from rescind.conformance.vectors.sets._precedence import FLAG, NOTE
 from rescind.conformance.vectors.sets._tabled import Computation, tabled_groups
 
 TOPIC = "saga-bindings"
 
 NOTES = (
+    Flag(FLAG, *NOTE),
     Flag(
         "DesignOnly",
         "the rule is in CaseHub's design text; no upstream code or test was seen",
@@ -110,6 +113,12 @@ def build(source: CaseTable | None = None) -> VectorFile:
             "do not. order.undo: any order of the steps keeping every pair of order.before.",
         ),
         notes=NOTES,
-        groups=tabled_groups(source or table(), {"validate": _VALIDATE, "order": _VALIDATE}),
+        groups=(
+            *tabled_groups(source or table(), {"validate": _VALIDATE, "order": _VALIDATE}),
+            # EP-39 (docs/spec/precedence.md): sets with two errors; either code is acceptable
+            VectorGroup(
+                "validate-precedence", tuple(map(_VALIDATE, _saga_precedence.bindings_rows()))
+            ),
+        ),
         test_schema=_SCHEMA,
     )

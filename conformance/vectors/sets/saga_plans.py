@@ -18,7 +18,9 @@ from rescind.conformance.interpreters.saga_documents import (
     run_document,
 )
 from rescind.conformance.provenance import upstream
-from rescind.conformance.vectors.format import Flag, VectorFile
+from rescind.conformance.vectors.format import Flag, VectorFile, VectorGroup
+from rescind.conformance.vectors.sets import _saga_precedence
+from rescind.conformance.vectors.sets._precedence import FLAG, NOTE, trace_test
 from rescind.conformance.vectors.sets._tabled import Computation, tabled_groups
 
 TOPIC = "saga-plans"
@@ -31,6 +33,7 @@ AGENTCTL_TEMPLATE = (
 """The agentctl template engine at the commit that was read (the SG-81 template classes)."""
 
 NOTES = (
+    Flag(FLAG, *NOTE),
     Flag(
         "PartialCompensation",
         "treating a plan with blocks as all-or-nothing",
@@ -228,13 +231,24 @@ def build(source_table: CaseTable | None = None) -> VectorFile:
             "step is refused). declare: compile-time diagnostics and foreach expansion.",
         ),
         notes=NOTES,
-        groups=tabled_groups(
-            source_table or table(),
-            {
-                "plan": Computation(plan_document),
-                "run": Computation(run_document),
-                "declare": Computation(declare_document),
-            },
+        groups=(
+            *tabled_groups(
+                source_table or table(),
+                {
+                    "plan": Computation(plan_document),
+                    "run": Computation(run_document),
+                    "declare": Computation(declare_document),
+                },
+            ),
+            # EP-37 and EP-38 (docs/spec/precedence.md): inputs that break two checks
+            VectorGroup(
+                "plan-precedence",
+                tuple(map(Computation(plan_document), _saga_precedence.plan_rows())),
+            ),
+            VectorGroup(
+                "reconcile-precedence",
+                tuple(map(trace_test(run_document), _saga_precedence.reconcile_rows())),
+            ),
         ),
         test_schema=_SCHEMA,
     )

@@ -122,7 +122,14 @@ _OWN: tuple[Topic, ...] = (
     Topic(
         "saga-bindings",
         saga_bindings.build,
-        by_group("saga", {"validate": "saga.validate", "order": "saga.order"}),
+        by_group(
+            "saga",
+            {
+                "validate": "saga.validate",
+                "order": "saga.order",
+                "validate-precedence": "saga.validate",
+            },
+        ),
     ),
     Topic(
         "saga-lifecycles",
@@ -136,7 +143,16 @@ _OWN: tuple[Topic, ...] = (
     Topic(
         "saga-plans",
         saga_plans.build,
-        by_group("saga", {"plan": "saga.plan", "run": "saga.run", "declare": "saga.declare"}),
+        by_group(
+            "saga",
+            {
+                "plan": "saga.plan",
+                "run": "saga.run",
+                "declare": "saga.declare",
+                "plan-precedence": "saga.plan",
+                "reconcile-precedence": "saga.run",
+            },
+        ),
     ),
     Topic(
         "saga-upstream-tests",

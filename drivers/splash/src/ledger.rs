@@ -172,6 +172,19 @@ fn payload(value: &Value) -> Result<ToolPayload, Stop> {
     payload_of(value)?.map_err(|code| Stop::Code(code, Map::new()))
 }
 
+/// A dispatch request's payload, handed to upstream unchecked when it is JSON: upstream's
+/// `OperationDispatchRequest::validate` checks it itself, after the request's header, so
+/// checking it here first would show the driver's order instead of upstream's (EP-52).
+fn request_payload(value: &Value) -> Result<ToolPayload, Stop> {
+    match value.get("format").and_then(Value::as_str) {
+        Some("json") => {
+            let inner = value.get("value").ok_or_else(|| Stop::Bad(bad("a payload has a value")))?;
+            Ok(ToolPayload::Json(inner.clone()))
+        }
+        _ => payload(value),
+    }
+}
+
 fn status(spec: &Value) -> Result<OperationStatus, Stop> {
     let state = spec.get("state").and_then(Value::as_str);
     Ok(match state {
@@ -748,7 +761,7 @@ impl Trace {
             // -- frames
             "prepare_dispatch" => {
                 let key = self.text_arg(args, "operation_key")?;
-                let payload = payload(arg(args, "payload")?)?;
+                let payload = request_payload(arg(args, "payload")?)?;
                 let request_id = self.text_arg(args, "request_id")?;
                 let session_name = name(args, "session")?;
                 let session = self.sessions.get_mut(session_name).ok_or_else(|| missing(session_name))?;
@@ -799,7 +812,7 @@ impl Trace {
             }
             "operation_dispatch_request" => {
                 let key = self.text_arg(args, "operation_key")?;
-                let payload = payload(arg(args, "payload")?)?;
+                let payload = request_payload(arg(args, "payload")?)?;
                 let session_id = self.text_arg(args, "session_id")?;
                 let request_id = self.text_arg(args, "request_id")?;
                 let request = get!(engines, "engine").operation_dispatch_request(get!(plans, "plan"), get!(ledgers, "ledger"), &key, payload, session_id, request_id)?;
