@@ -390,8 +390,16 @@ def multibyte_operation_bounds() -> list[CaseRow]:
             )
         )
     for suffix, tool, comment in (
-        ("tool-128-bytes-2byte", "\u00e9" * 64, "128 bytes in 64 characters: within the length, outside the byte grammar"),
-        ("tool-129-bytes-2byte", "t" * 127 + "\u00e9", "129 bytes in 128 characters: over the length and outside the grammar, one code"),
+        (
+            "tool-128-bytes-2byte",
+            "\u00e9" * 64,
+            "128 bytes in 64 characters: within the length, outside the byte grammar",
+        ),
+        (
+            "tool-129-bytes-2byte",
+            "t" * 127 + "\u00e9",
+            "129 bytes in 128 characters: over the length and outside the grammar, one code",
+        ),
     ):
         rows.append(
             CaseRow(
