@@ -94,9 +94,9 @@ SIZE_ROWS: list[Row] = [
     # The bound counts bytes (upstream: the &str's len()), so multi-byte text one byte past it
     # is refused by size although it has far fewer characters, and text of exactly 65,536
     # bytes reaches the parser.
-    ("ledger.codec.too-large-2byte-garbage", "HL-8", "invalid", ("SizeBeforeParse", "ByteLength"), "65,537 bytes in 32,769 characters (2-byte, then one ASCII), not JSON: refused by size.", _t("\u00e9" * 32_768 + "x")),
-    ("ledger.codec.too-large-4byte-garbage", "HL-8", "invalid", ("SizeBeforeParse", "ByteLength"), "65,537 bytes in 16,385 characters (4-byte, then one ASCII), not JSON: refused by size.", _t("\U0001f600" * 16_384 + "x")),
-    ("ledger.codec.exactly-65536-bytes-2byte-garbage", "HL-8", "invalid", ("ByteLength",), "Exactly 65,536 bytes of 2-byte characters: within the bound, so the parser refuses it (not JSON).", _t("\u00e9" * 32_768)),
+    ("ledger.codec.too-large-2byte-garbage", "HL-8", "invalid", ("SizeBeforeParse", "ByteLength"), "One 2-byte character and 65,535 spaces: 65,537 bytes in 65,536 characters, not JSON: refused by size.", _t("\u00e9", 65_535)),
+    ("ledger.codec.too-large-4byte-garbage", "HL-8", "invalid", ("SizeBeforeParse", "ByteLength"), "One 4-byte character and 65,533 spaces: 65,537 bytes in 65,534 characters, not JSON: refused by size.", _t("\U0001f600", 65_533)),
+    ("ledger.codec.exactly-65536-bytes-2byte-garbage", "HL-8", "invalid", ("ByteLength",), "One 2-byte character and 65,534 spaces: exactly 65,536 bytes, within the bound, so the parser refuses it (not JSON).", _t("\u00e9", 65_534)),
 ]
 
 ENCODING_ROWS: list[Row] = [
