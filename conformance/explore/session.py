@@ -62,6 +62,13 @@ OUTCOMES: tuple[dict[str, str], ...] = (
     status(failed("boom")),
     status(CANCELLED),
     text_ok("x" * 17),  # past the probe grant's 16 output bytes
+    # the same bound in multi-byte text: 16 bytes in 8 and 4 characters are within it, one
+    # more ASCII byte is past it with far fewer than 16 characters (max_output_bytes counts
+    # UTF-8 bytes: ToolPayload::validate_for)
+    text_ok("\u00e9" * 8),
+    text_ok("\u00e9" * 8 + "x"),
+    text_ok("\U0001f600" * 4),
+    text_ok("\U0001f600" * 4 + "x"),
     *(adapter_error(kind) for kind in sorted(ADAPTER_ERRORS)),
 )
 

@@ -69,3 +69,37 @@ def test_ids_checked_first_is_caught() -> None:
     assert result.disagreement.expected == {"error": "invalid_plan"}
     # shrunk to a few steps, or to the 1,025 a too-long plan needs
     assert len(AREA.steps_of(result.disagreement.trace)) in {1, 2, 3, 1025}
+
+
+def _chars(source: object) -> tuple[int, int]:
+    """(characters, UTF-8 bytes) of a source written as text or ``{repeat, count}``."""
+    if isinstance(source, Mapping):
+        unit, count = source["repeat"], source["count"]
+        return len(unit) * count, len(unit.encode("utf-8")) * count
+    assert isinstance(source, str)
+    return len(source), len(source.encode("utf-8"))
+
+
+def _counts_characters(message: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A driver whose source bound counts characters: where that alone changes the verdict
+    (more than 1 MiB of bytes in at most 1 MiB of characters) it checks a plan whose sources
+    are replaced by as many ASCII characters, as such a driver would judge it."""
+    if message.get("op") == AREA.op:
+        steps = message["args"]["steps"]
+        sizes = [_chars(step[1]) for step in steps]
+        limit = 1_048_576
+        if sum(size[1] for size in sizes) > limit >= sum(size[0] for size in sizes):
+            ascii_steps = [
+                [step[0], {"repeat": "x", "count": size[0]}]
+                for step, size in zip(steps, sizes, strict=True)
+            ]
+            return handle({**message, "args": {**message["args"], "steps": ascii_steps}})
+    return handle(message)
+
+
+def test_source_bound_counted_in_characters_is_caught() -> None:
+    result = explore(InProcessDriver(_counts_characters), AREA, 300, seed=5)
+    assert result.disagreement is not None
+    assert result.disagreement.expected == {"error": "invalid_plan"}
+    sources = [step[1] for step in result.disagreement.trace["steps"]]
+    assert any(isinstance(source, Mapping) and source["repeat"] != "x" for source in sources)

@@ -120,6 +120,52 @@ def tag_tests() -> list[VectorTest]:
             key_hex="00" * 32,
         ),
         tag("tag.key.31-bytes", "ST-4", "short key", key_hex="07" * 31),
+        # Multi-byte UTF-8 at the token bounds (ST-2, ST-3): upstream's is_valid_token counts
+        # bytes and takes only ASCII bytes, so both rows of each pair are refused, the first
+        # within the byte bound (the grammar refuses it), the second one byte over it with
+        # no more characters than the bound.
+        tag(
+            "tag.namespace.64-bytes-2byte",
+            "ST-2",
+            "32 2-byte characters: not a token",
+            "ByteLength",
+            namespace="\u00e9" * 32,
+        ),
+        tag(
+            "tag.namespace.65-bytes-in-64-chars",
+            "ST-2",
+            "63 ASCII and one 2-byte character",
+            "ByteLength",
+            namespace="n" * 63 + "\u00e9",
+        ),
+        tag(
+            "tag.name.128-bytes-3byte",
+            "ST-2",
+            "42 3-byte characters and 2 ASCII: not a token",
+            "ByteLength",
+            name="\u4e2d" * 42 + "rr",
+        ),
+        tag(
+            "tag.name.129-bytes-in-127-chars",
+            "ST-2",
+            "126 ASCII and one 3-byte character",
+            "ByteLength",
+            name="r" * 126 + "\u4e2d",
+        ),
+        tag(
+            "tag.key-id.64-bytes-4byte",
+            "ST-3",
+            "16 4-byte characters: not a token",
+            "ByteLength",
+            key_id="\U0001f600" * 16,
+        ),
+        tag(
+            "tag.key-id.65-bytes-in-62-chars",
+            "ST-3",
+            "61 ASCII and one 4-byte character",
+            "ByteLength",
+            key_id="k" * 61 + "\U0001f600",
+        ),
     ]
 
 

@@ -67,6 +67,11 @@ NOTES = [
         "cross-session result confusion, or no recovery after a restart",
     ),
     Flag(FLAG, *NOTE),
+    Flag(
+        "ByteLength",
+        "a byte limit counted in characters of the payload text instead of UTF-8 bytes",
+        "multi-byte payloads past max_input_bytes or max_output_bytes are admitted",
+    ),
 ]
 
 

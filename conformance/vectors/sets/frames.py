@@ -145,6 +145,11 @@ NOTES = [
         "an integer field parsed into an unbounded integer, or by a parser with a digit limit, before its range check",
         "a number thousands of digits long raises the parser's own error, or costs quadratic time, instead of the out-of-range decode error",
     ),
+    Flag(
+        "ByteLength",
+        "a session id length counted in characters instead of UTF-8 bytes",
+        "a session id of multi-byte text judged against the wrong bound: the wrong code, or a length byte that disagrees with the bytes sent",
+    ),
 ]
 
 
@@ -302,10 +307,68 @@ def seal_precedence() -> list[CaseRow]:
     )
 
 
+# A session id of multi-byte UTF-8 (FR-13, FR-14): the length byte counts bytes, so 128 bytes
+# of 2-byte characters pass the length and UTF-8 checks and fail the token rule, and 129 bytes
+# in 128 characters fail the length before anything reads them as text.
+_BOOT_KEY = b"\x0d" * 32
+_BOOTSTRAP_CODE = splash_code(
+    PROTOCOL,
+    "PrivatePipeWorkerBootstrap::read_from",
+    "PrivatePipeWorkerBootstrap::write_to",
+    "validate_token",
+    note="the length byte and MAX_TOKEN_BYTES count bytes (str::len); the token rule is a byte grammar",
+)
+
+
+def bootstrap_multibyte() -> list[CaseRow]:
+    """The bootstrap's session id bound with 2-byte characters, decoded and encoded."""
+    at = "\u00e9" * 64
+    over = "a" * 127 + "\u00e9"
+    rows = []
+    for name, sid, why in (
+        (
+            "128-bytes-2byte",
+            at,
+            "128 bytes in 64 characters: the length and UTF-8 pass, the token rule refuses",
+        ),
+        (
+            "129-bytes-in-128-chars",
+            over,
+            "129 bytes in 128 characters: the length byte is refused first",
+        ),
+    ):
+        raw = sid.encode("utf-8")
+        record = b"SPLPBOOT" + bytes((1, len(raw))) + raw + _BOOT_KEY
+        rows.append(
+            CaseRow(
+                f"bootstrap.session-id-{name}",
+                "FR-14",
+                f"a session id of {why}",
+                {"operation": "decode", "bytes": record.hex()},
+                _BOOTSTRAP_CODE,
+                result="invalid",
+                flags=("ByteLength", "Boundary"),
+            )
+        )
+        rows.append(
+            CaseRow(
+                f"bootstrap.encode-session-id-{name}",
+                "FR-13",
+                f"the encoder refuses a session id of {len(raw)} bytes in {len(sid)} characters: not a token",
+                {"operation": "encode", "session_id": sid, "key": _BOOT_KEY.hex()},
+                _BOOTSTRAP_CODE,
+                result="invalid",
+                flags=("ByteLength", "Boundary"),
+            )
+        )
+    return rows
+
+
 FAMILIES: dict[str, Family] = {
     "seal-precedence": seal_precedence,
     "bootstrap-precedence": bootstrap_precedence,
     "frame-precedence": frame_precedence,
+    "bootstrap-multibyte": bootstrap_multibyte,
 }
 
 

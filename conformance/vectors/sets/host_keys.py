@@ -189,12 +189,258 @@ def compensation_key_precedence() -> list[CaseRow]:
     )
 
 
+# Multi-byte UTF-8 at the byte bounds (HK-3, HK-8). Every ASCII boundary vector above has the
+# same count in bytes and in characters, so an implementation that counts characters (a Python
+# ``len(str)``, a JavaScript ``length``, a Rust ``chars().count()``) passes them all. Upstream
+# counts bytes everywhere (``str::len`` on step ids and sources, ``[u8]::len`` on nonces and
+# inputs). Each width below is written once at the limit and once a byte past it, where the
+# character count is still under the limit.
+BYTE_LENGTH = "ByteLength"
+_WIDTHS = (("2byte", "\u00e9"), ("3byte", "\u4e2d"), ("4byte", "\U0001f600"))
+
+
+def _at_limit(char: str, limit: int, pad: str) -> str:
+    """``limit`` UTF-8 bytes: as many ``char`` as fit, then ASCII ``pad`` for the rest."""
+    width = len(char.encode("utf-8"))
+    return char * (limit // width) + pad * (limit % width)
+
+
+def _over_limit(char: str, limit: int, pad: str) -> str:
+    """``limit + 1`` bytes: ASCII ``pad`` then one ``char``, so at most ``limit`` characters."""
+    return pad * (limit + 1 - len(char.encode("utf-8"))) + char
+
+
+STEP_ID_BYTES = splash_code(
+    "crates/splash-workflow/src/lib.rs",
+    "is_valid_step_id",
+    "MAX_WORKFLOW_STEP_ID_BYTES",
+    note="id.len() (bytes) <= 128 and every byte in a-z 0-9 . _ - in one predicate: any non-ASCII byte fails it",
+)
+SOURCE_BYTES = splash_code(
+    "crates/splash-workflow/src/lib.rs",
+    "validate_steps",
+    "MAX_WORKFLOW_PLAN_SOURCE_BYTES",
+    note="the sum of step.source.len(), String byte lengths",
+)
+NONCE_BYTES = splash_code(
+    "crates/splash-workflow/src/lib.rs",
+    "WorkflowEngine::derive_operation_key",
+    "MAX_WORKFLOW_OPERATION_NONCE_BYTES",
+    note="operation_nonce: &[u8], its len() in bytes",
+)
+INPUT_BYTES = splash_code(
+    "crates/splash-workflow/src/lib.rs",
+    "WorkflowEngine::derive_operation_key",
+    "MAX_WORKFLOW_OPERATION_INPUT_BYTES",
+    note="input: &[u8], its len() in bytes",
+)
+TOOL_TOKEN = splash_code(
+    "crates/splash-workflow/src/lib.rs",
+    "WorkflowEngine::derive_operation_key",
+    "is_valid_operation_token",
+    note="the byte grammar refuses any non-ASCII byte, whatever the length",
+)
+CMP_NONCE_BYTES = splash_code(
+    "crates/splash-workflow/src/lib.rs",
+    "derived_workflow_compensation_key",
+    "MAX_WORKFLOW_OPERATION_NONCE_BYTES",
+    note="compensation_nonce: &[u8], its len() in bytes",
+)
+
+
+def _plan(*steps: tuple[str, object]) -> dict[str, object]:
+    return {"operation": "plan_fingerprint", "steps": [list(step) for step in steps]}
+
+
+def multibyte_plan_bounds() -> list[CaseRow]:
+    """HK-3 with 2-, 3- and 4-byte characters: total source bytes and step id bytes."""
+    rows: list[CaseRow] = []
+    limit = 1_048_576
+    for name, char in _WIDTHS:
+        width = len(char.encode("utf-8"))
+        count, rest = divmod(limit, width)
+        at = _plan(("a", {"repeat": char, "count": count}), *([("b", "x" * rest)] if rest else []))
+        rows.append(
+            CaseRow(
+                f"hostkeys.plan.source-1mib-{name}",
+                "HK-3",
+                f"{count:,} {width}-byte characters (plus {rest} ASCII) are exactly 1,048,576 source bytes: allowed.",
+                at,
+                SOURCE_BYTES,
+                result="valid",
+                flags=(BYTE_LENGTH,),
+            )
+        )
+        over = _plan(("a", {"repeat": char, "count": count}), ("b", "x" * (rest + 1)))
+        rows.append(
+            CaseRow(
+                f"hostkeys.plan.source-over-1mib-{name}",
+                "HK-3",
+                f"1,048,577 source bytes in {count + rest + 1:,} characters ({width}-byte): refused by bytes.",
+                over,
+                SOURCE_BYTES,
+                result="invalid",
+                flags=(BYTE_LENGTH,),
+            )
+        )
+    for name, char in _WIDTHS:
+        width = len(char.encode("utf-8"))
+        at_id = _at_limit(char, 128, "s")
+        over_id = _over_limit(char, 128, "s")
+        rows.append(
+            CaseRow(
+                f"hostkeys.plan.step-id-128-bytes-{name}",
+                "HK-3",
+                f"A step id of 128 bytes in {len(at_id)} characters ({width}-byte): within the length, refused by the byte grammar.",
+                _plan((at_id, "x")),
+                STEP_ID_BYTES,
+                result="invalid",
+                flags=(BYTE_LENGTH, "NonAsciiId"),
+            )
+        )
+        rows.append(
+            CaseRow(
+                f"hostkeys.plan.step-id-129-bytes-{name}",
+                "HK-3",
+                f"A step id of 129 bytes in {len(over_id)} characters (ASCII then one {width}-byte): over the length and outside the grammar, one code.",
+                _plan((over_id, "x")),
+                STEP_ID_BYTES,
+                result="invalid",
+                flags=(BYTE_LENGTH, "NonAsciiId"),
+            )
+        )
+    return rows
+
+
+_OP_BASE: dict[str, Any] = {
+    "operation": "operation_key",
+    "steps": [["publish", "let release = true"]],
+    "step_id": "publish",
+    "tool": "release.publish",
+    "input": _INPUT,
+    "nonce": "release-42:publish:1",
+}
+
+
+def _nonce_rows(prefix: str, base: dict[str, Any], provenance: Any, what: str) -> list[CaseRow]:
+    rows: list[CaseRow] = []
+    for name, char in _WIDTHS:
+        width = len(char.encode("utf-8"))
+        at = _at_limit(char, 128, "n")
+        rows.append(
+            CaseRow(
+                f"{prefix}.nonce-128-bytes-{name}",
+                "HK-8",
+                f"A {what} of 128 bytes in {len(at)} characters ({width}-byte): allowed.",
+                {**base, "nonce": at},
+                provenance,
+                result="valid",
+                flags=(BYTE_LENGTH,),
+            )
+        )
+        over = at + "n"
+        rows.append(
+            CaseRow(
+                f"{prefix}.nonce-129-bytes-{name}",
+                "HK-8",
+                f"A {what} of 129 bytes in {len(over)} characters ({width}-byte): refused (actual 129).",
+                {**base, "nonce": over},
+                provenance,
+                result="invalid",
+                flags=(BYTE_LENGTH,),
+            )
+        )
+    return rows
+
+
+def multibyte_operation_bounds() -> list[CaseRow]:
+    """HK-7 and HK-8 with multi-byte characters: the nonce and raw input bounds, and a tool
+    whose byte grammar refuses it whatever its length."""
+    rows = _nonce_rows("hostkeys.op", _OP_BASE, NONCE_BYTES, "nonce")
+    limit = 262_144
+    # raw input bytes as a repeated unit: the unit's byte width divides the size exactly
+    units = {
+        "2byte": (("\u00e9", 131_072), ("\u00e9\u00e9x", 52_429)),
+        "3byte": (("\u4e2dx", 65_536), ("\u4e2dxx", 52_429)),
+        "4byte": (("\U0001f600", 65_536), ("\U0001f600x", 52_429)),
+    }
+    for name, ((at_unit, at_count), (over_unit, over_count)) in units.items():
+        assert len(at_unit.encode("utf-8")) * at_count == limit
+        assert len(over_unit.encode("utf-8")) * over_count == limit + 1
+        rows.append(
+            CaseRow(
+                f"hostkeys.op.input-256kib-{name}",
+                "HK-7",
+                f"Raw input of exactly 262,144 bytes in {len(at_unit) * at_count:,} characters ({name[0]}-byte): allowed.",
+                {**_OP_BASE, "input": {"repeat": at_unit, "count": at_count}},
+                INPUT_BYTES,
+                result="valid",
+                flags=(BYTE_LENGTH,),
+            )
+        )
+        rows.append(
+            CaseRow(
+                f"hostkeys.op.input-over-256kib-{name}",
+                "HK-7",
+                f"Raw input of 262,145 bytes in {len(over_unit) * over_count:,} characters ({name[0]}-byte): refused by bytes.",
+                {**_OP_BASE, "input": {"repeat": over_unit, "count": over_count}},
+                INPUT_BYTES,
+                result="invalid",
+                flags=(BYTE_LENGTH,),
+            )
+        )
+    for suffix, tool, comment in (
+        (
+            "tool-128-bytes-2byte",
+            "\u00e9" * 64,
+            "128 bytes in 64 characters: within the length, outside the byte grammar",
+        ),
+        (
+            "tool-129-bytes-2byte",
+            "t" * 127 + "\u00e9",
+            "129 bytes in 128 characters: over the length and outside the grammar, one code",
+        ),
+    ):
+        rows.append(
+            CaseRow(
+                f"hostkeys.op.{suffix}",
+                "HK-7",
+                f"A tool of {comment}.",
+                {**_OP_BASE, "tool": tool},
+                TOOL_TOKEN,
+                result="invalid",
+                flags=(BYTE_LENGTH, "NonAsciiId"),
+            )
+        )
+    return rows
+
+
+_CMP_BASE: dict[str, Any] = {
+    "operation": "compensation_key",
+    "plan_fingerprint": PLAN_FP,
+    "operation_key": OP_KEY,
+    "tool": "release.publish",
+    "tenant_scope": "tenant-release",
+    "grant_fingerprint": GRANT_FP,
+    "input": {"format": "json", "value": {"undo": "release"}},
+    "nonce": "release-42:publish:undo:1",
+}
+
+
+def multibyte_compensation_bounds() -> list[CaseRow]:
+    """HK-8 for compensation nonces with multi-byte characters."""
+    return _nonce_rows("hostkeys.cmp", _CMP_BASE, CMP_NONCE_BYTES, "compensation nonce")
+
+
 FAMILIES: dict[str, Family] = {
     "step-count-bounds": step_count_bounds,
     "plan-precedence": plan_precedence,
     "plan-precedence-distant": plan_precedence_distant,
     "operation-key-precedence": operation_key_precedence,
     "compensation-key-precedence": compensation_key_precedence,
+    "multibyte-plan-bounds": multibyte_plan_bounds,
+    "multibyte-operation-bounds": multibyte_operation_bounds,
+    "multibyte-compensation-bounds": multibyte_compensation_bounds,
 }
 
 # fmt: off
@@ -204,6 +450,8 @@ NOTES = (
     Flag("OrderSensitive", "plan steps hashed as a set or sorted", "reordering a plan keeps its fingerprint, so a ledger validates against a plan it was not written for"),
     Flag("CheckOrder", "checks run in another order", "a different error code for the same call than upstream reports"),
     Flag(FLAG, *NOTE),
+    Flag(BYTE_LENGTH, "a length bound counted in characters (code points, UTF-16 units) instead of UTF-8 bytes", "multi-byte text past a byte bound is accepted (a source, nonce or input upstream refuses), so keys are derived for calls upstream's host never makes"),
+    Flag("NonAsciiId", "a Unicode-aware letter class in step ids or tools", "ids that look alike but differ are accepted, and ids are hashed as ASCII"),
 )
 # fmt: on
 

@@ -297,6 +297,11 @@ NOTES = [
         "oversized journals are parsed, or a maximal one is refused",
     ),
     Flag(
+        "ByteLength",
+        "the 256 KiB bound counted in characters instead of UTF-8 bytes",
+        "multi-byte text past 262,144 bytes is parsed and reported with another error",
+    ),
+    Flag(
         "ScopeIsolation",
         "a journal loaded for a scope it does not belong to",
         "one tenant's operations deduplicate against another's",

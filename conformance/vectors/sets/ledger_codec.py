@@ -91,6 +91,12 @@ QUIRK_ROWS: list[Row] = [
 SIZE_ROWS: list[Row] = [
     ("ledger.codec.too-large-65537", "HL-8", "invalid", ("SizeBeforeParse",), "A valid ledger padded with whitespace to 65,537 bytes is refused before parsing.", _padded_to(ledger(), 65_537)),
     ("ledger.codec.too-large-garbage", "HL-8", "invalid", ("SizeBeforeParse",), "65,537 bytes that are not JSON: the size error wins over the syntax error.", _t("x" * 65_537)),
+    # The bound counts bytes (upstream: the &str's len()), so multi-byte text one byte past it
+    # is refused by size although it has far fewer characters, and text of exactly 65,536
+    # bytes reaches the parser.
+    ("ledger.codec.too-large-2byte-garbage", "HL-8", "invalid", ("SizeBeforeParse", "ByteLength"), "One 2-byte character and 65,535 spaces: 65,537 bytes in 65,536 characters, not JSON: refused by size.", _t("\u00e9", 65_535)),
+    ("ledger.codec.too-large-4byte-garbage", "HL-8", "invalid", ("SizeBeforeParse", "ByteLength"), "One 4-byte character and 65,533 spaces: 65,537 bytes in 65,534 characters, not JSON: refused by size.", _t("\U0001f600", 65_533)),
+    ("ledger.codec.exactly-65536-bytes-2byte-garbage", "HL-8", "invalid", ("ByteLength",), "One 2-byte character and 65,534 spaces: exactly 65,536 bytes, within the bound, so the parser refuses it (not JSON).", _t("\u00e9", 65_534)),
 ]
 
 ENCODING_ROWS: list[Row] = [
@@ -242,6 +248,7 @@ NOTES = (
     Flag("CompensationKeyReuse", "refusing ledgers in which two operations share a compensation key", "a ledger upstream accepts is rejected, so a host cannot recover it"),
     Flag("EncoderEstimateQuirk", "measuring only the real encoding instead of upstream's size estimate", "an implementation persists ledgers that upstream refuses to re-encode; upstream itself can decode a ledger it cannot write back. Either behaviour is accepted, upstream's is shown"),
     Flag("SizeBeforeParse", "parsing before checking the size bound", "oversized input is parsed (cost) and reported with a different error"),
+    Flag("ByteLength", "the decode bound counted in characters instead of UTF-8 bytes", "multi-byte text past 65,536 bytes is parsed and reported with a syntax error, or a ledger upstream refuses is read"),
     Flag("UnknownField", "ignoring unknown members", "a ledger carrying data upstream would refuse (for example an approval or a payload) is accepted"),
     Flag("DuplicateField", "last-wins handling of a repeated member", "two readers of one ledger disagree about its revision or state"),
     Flag("CmpPrefix", "not separating the op- and cmp- key spaces", "an operation key can collide with a compensation key in the worker journal"),

@@ -45,6 +45,11 @@ NOTES = [
     Flag("LoneSurrogate", "JSON reader accepts lone surrogate escapes", "parser differential"),
     Flag("JsonStringEscape", "raw JSON text compared, not its value", "valid record refused"),
     Flag("SizeBound", "off-by-one size bound", "boundary record refused or accepted"),
+    Flag(
+        "ByteLength",
+        "an identifier length counted in characters, or a Unicode-aware token class",
+        "multi-byte names upstream refuses are accepted: records sealed that it cannot open",
+    ),
 ]
 
 
