@@ -10,10 +10,10 @@ from typing import Any
 import attrs
 import pytest
 
+from rescind.conformance import cases
 from rescind.conformance.driver import handle
 from rescind.conformance.harness import InProcessDriver
 from rescind.conformance.interpreters.frame_trace import run_frame_trace
-from rescind.conformance.interpreters.host_trace import run_trace
 from rescind.conformance.interpreters.worker_scenario import run_scenario
 from rescind.conformance.provenance import SPLASH
 from rescind.conformance.vectors import tool as vectortool
@@ -21,7 +21,6 @@ from rescind.conformance.vectors.checks import BINDINGS, vector_checks
 from rescind.conformance.vectors.sets import _splash_ports_frames as frame_ports
 from rescind.conformance.vectors.sets import _splash_ports_storage as storage_ports
 from rescind.conformance.vectors.sets import _splash_ports_worker as worker_ports
-from rescind.conformance.vectors.sets import _splash_ports_workflow as workflow_ports
 from rescind.conformance.vectors.sets import splash_upstream_tests
 from rescind.conformance.vectors.sets._splash_port_support import (
     PortDisagrees,
@@ -153,9 +152,6 @@ def test_scenario_ports_refuse_a_contradicted_assertion() -> None:
     worker = attrs.evolve(worker_ports.PORTS[0], asserts={0: {"dispatch_calls": 2}})
     with pytest.raises(PortDisagrees):
         worker_ports._check(worker, run_scenario(worker.spec()))
-    ledger = attrs.evolve(workflow_ports.PORTS[0], checks=(("never", lambda results: False),))
-    with pytest.raises(PortDisagrees):
-        workflow_ports._check(ledger, run_trace(ledger.trace()))
     frame = attrs.evolve(frame_ports.FRAME_PORTS[1], answers={3: {"message": "other"}})
     with pytest.raises(PortDisagrees):
         frame_ports._check_frames(frame, run_frame_trace(frame.trace()))
@@ -163,3 +159,40 @@ def test_scenario_ports_refuse_a_contradicted_assertion() -> None:
     wrong = attrs.evolve(storage, answers={0: {"token": 7}})
     with pytest.raises(PortDisagrees):
         storage_ports.vectors_of("splash.storage", [wrong])
+
+
+_TABLE = cases.read_table_text(splash_upstream_tests.TOPIC)
+
+
+@pytest.mark.parametrize(
+    ("stated", "contradicted"),
+    [
+        # a value the upstream test asserts (with.asserts), per kind of fragment
+        (
+            '{ what = "revision 1", step = 4, equals = 1 }',
+            '{ what = "revision 1", step = 4, equals = 2 }',
+        ),
+        ('lacks = ["1.2.3"]', 'lacks = ["release.publish"]'),
+        ("distinct = 1", "distinct = 2"),
+        ('matches = "op-[0-9a-f]{64}"', 'matches = "op-[0-9a-f]{63}"'),
+        ('path = ["operations"], length = 1', 'path = ["operations"], length = 2'),
+        ('equals = { "$step" = 1 } }', 'equals = { "$step" = 2 } }'),
+        ('path = ["request_ids"], equals = 1024', 'path = ["request_ids"], equals = 1023'),
+        (
+            'path = ["calls", "math.add"], equals = 1, absent = 0',
+            'path = ["calls", "math.add"], equals = 2, absent = 0',
+        ),
+        # an outcome the upstream test asserts (a step's expect)
+        ('expect = "stale_revision"', 'expect = "ok"'),
+        ('expect = "compensation_requires_succeeded_operation"', 'expect = "ok"'),
+    ],
+)
+def test_a_tabled_port_that_contradicts_its_upstream_assertion_is_refused(
+    stated: str, contradicted: str
+) -> None:
+    assert stated in _TABLE
+    changed = cases.parse_table(
+        splash_upstream_tests.TOPIC, _TABLE.replace(stated, contradicted, 1)
+    )
+    with pytest.raises(PortDisagrees):
+        splash_upstream_tests.build(changed)

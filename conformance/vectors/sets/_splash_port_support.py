@@ -14,8 +14,10 @@ from typing import Any
 
 import attrs
 
+from rescind.conformance.cases import CaseRow, CaseTableError, asserts
 from rescind.conformance.provenance import Provenance, splash_test
 from rescind.conformance.vectors.format import VectorTest, string_tuple
+from rescind.conformance.vectors.sets._tabled import RowToVector
 from rescind.reference.errors import RescindError
 
 PROTOCOL = "crates/splash-protocol/src/lib.rs"
@@ -89,3 +91,23 @@ def single_vector(
 
 def cite(path: str, test: str) -> Provenance:
     return splash_test(path, test)
+
+
+def trace_port(to_vector: RowToVector) -> RowToVector:
+    """A tabled trace port: ``to_vector`` (a topic's trace builder) refuses a row whose step
+    outcomes differ from the ones it states; then every ``with.asserts`` fragment (the values
+    the upstream test asserts, ``rescind.conformance.cases.asserts``) must hold of the step
+    results. Either refusal is a ``PortDisagrees``."""
+
+    def port_vector(row: CaseRow) -> VectorTest:
+        try:
+            test = to_vector(row)
+        except CaseTableError as error:
+            raise PortDisagrees(str(error)) from None
+        results = [step.get("result") for step in test.expected["steps"]]
+        failed = asserts.broken(row.extra.get("asserts", ()), results)
+        if failed:
+            raise PortDisagrees(f"{row.id}: the reference breaks {'; '.join(failed)}")
+        return test
+
+    return port_vector

@@ -29,7 +29,7 @@ from rescind.conformance.vectors.sets._splash_port_support import (
     single_vector,
     words,
 )
-from rescind.conformance.vectors.sets._splash_ports_protocol import JSON_GRANT
+from rescind.conformance.vectors.sets._splash_ports_grants import JSON_GRANT
 from rescind.conformance.vectors.sets._worker_fixtures import manifest, operation_result
 from rescind.conformance.vectors.sets.frames import sealed
 from rescind.reference.errors import RescindError

@@ -1,8 +1,8 @@
 """Splash protocol tests of grants and manifests, as grants-topic requests.
 
 Upstream's ``CapabilityGrant::text``/``json`` default to 1 call, 16,384 bytes in, 65,536 out
-and no compensation; ``json_grant`` and ``compensation_grant`` are described in
-``_splash_ports_protocol``.
+and no compensation; ``json_grant`` and ``compensation_grant`` are described in the journal
+group of ``conformance/cases/splash-upstream-tests.toml``.
 """
 
 from __future__ import annotations

@@ -16,13 +16,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from rescind.conformance import cases
+from rescind.conformance.cases import CaseTable
+from rescind.conformance.interpreters import host_trace
 from rescind.conformance.vectors.format import VectorFile, VectorGroup
 from rescind.conformance.vectors.sets import _splash_ports_frames as frame_ports
 from rescind.conformance.vectors.sets import _splash_ports_grants as grant_ports
-from rescind.conformance.vectors.sets import _splash_ports_protocol as protocol_ports
 from rescind.conformance.vectors.sets import _splash_ports_storage as storage_ports
 from rescind.conformance.vectors.sets import _splash_ports_worker as worker_ports
-from rescind.conformance.vectors.sets import _splash_ports_workflow as workflow_ports
+from rescind.conformance.vectors.sets._splash_port_support import trace_port
+from rescind.conformance.vectors.sets._tabled import RowToVector, tabled_groups
+from rescind.conformance.vectors.sets._trace_cases import trace_builder, trace_vector
 
 TOPIC = "splash-upstream-tests"
 
@@ -45,16 +49,26 @@ _SCHEMA: dict[str, Any] = {
 }
 
 
-def build() -> VectorFile:
+HOST_SETUP_KEYS = ("engines", "plans", "sessions", "grants", "verifiers", "ledgers")
+"""A ledger trace's setup parts, in the order a vector lists them."""
+
+TABLED: dict[str, RowToVector] = {
+    "journal": trace_port(trace_vector),
+    "authorizer": trace_port(trace_vector),
+    "ledger-trace": trace_port(trace_builder(host_trace.run_trace, HOST_SETUP_KEYS)),
+}
+"""The groups whose ports are rows of ``conformance/cases/splash-upstream-tests.toml``."""
+
+
+def build(source: CaseTable | None = None) -> VectorFile:
+    tabled = {group.type: group for group in tabled_groups(source or cases.load(TOPIC), TABLED)}
     groups = (
-        VectorGroup("journal", protocol_ports.vectors("splash.journal", protocol_ports.JOURNAL)),
-        VectorGroup(
-            "authorizer", protocol_ports.vectors("splash.authorizer", protocol_ports.AUTHORIZER)
-        ),
+        tabled["journal"],
+        tabled["authorizer"],
         VectorGroup("grants", grant_ports.vectors("splash.grants")),
         VectorGroup("storage-cas-trace", storage_ports.vectors("splash.storage")),
         VectorGroup("worker-session", worker_ports.vectors("splash.worker")),
-        VectorGroup("ledger-trace", workflow_ports.vectors("splash.workflow")),
+        tabled["ledger-trace"],
         VectorGroup("message-line", frame_ports.message_vectors("splash.frames")),
         VectorGroup("bootstrap", frame_ports.bootstrap_vectors("splash.frames")),
         VectorGroup("frame-trace", frame_ports.trace_vectors("splash.frames")),
