@@ -9,11 +9,13 @@ then checks every assertion against it, so a row whose reference answer breaks w
     { what = "the key", step = 1, path = ["operation_key"], equals = { "$step" = 0 } }
     { what = "checks 1, 3", step = [10, 14], path = ["action_calls"], equals = [1, 3] }
 
-Picking a value: ``step`` is a step's index (or a list of indexes: the list of their values);
-``path`` walks into it by member name or list index (negative counts from the end), reading a
-JSON text on the way as its document, and ``"*"`` applies the rest of the path to every element
-of a list. A value that the path does not reach is a broken assertion, unless the assertion
-states ``absent`` (the value to use then, as upstream's counters count an absent tool 0).
+Picking a value: ``step`` is a step's index (or a list of indexes: the list of their values;
+a builder may name further parts, such as a scenario's ``final`` state); ``path`` walks into it
+by member name or list index (negative counts from the end), reading a JSON text on the way as
+its document; ``"*"`` applies the rest of the path to every element of a list, and a table
+picks the first element of a list that has its members (``{ operation_key = "k" }``). A value
+that the path does not reach is a broken assertion, unless the assertion states ``absent``
+(the value to use then, as upstream's counters count an absent tool 0).
 
 A literal may name another result as ``{ "$step" = n, "$path" = [...] }``. The properties, one
 per assertion: ``equals``, ``differs_from`` (a list of values), ``has`` (these members with
@@ -56,6 +58,9 @@ def _walk(value: Any, path: Sequence[Any]) -> Any:
             if not isinstance(value, list):
                 raise _Missing
             return [_walk(element, path[index + 1 :]) for element in value]
+        if isinstance(part, dict):
+            value = _first_having(value, part)
+            continue
         try:
             value = value[part]
         except (KeyError, IndexError, TypeError):
@@ -63,16 +68,28 @@ def _walk(value: Any, path: Sequence[Any]) -> Any:
     return value
 
 
-def _pick(results: Sequence[Any], step: Any, path: Sequence[Any]) -> Any:
+def _first_having(value: Any, members: Mapping[str, Any]) -> Any:
+    if isinstance(value, list):
+        for element in value:
+            if _has(element, members):
+                return element
+    raise _Missing
+
+
+Results = Sequence[Any] | Mapping[Any, Any]
+"""Step results by index; a builder may add named parts (e.g. ``final``)."""
+
+
+def _pick(results: Results, step: Any, path: Sequence[Any]) -> Any:
     try:
         if isinstance(step, list):
             return [_walk(results[index], path) for index in step]
         return _walk(results[step], path)
-    except IndexError:
+    except (IndexError, KeyError):
         raise _Missing from None
 
 
-def _resolve(literal: Any, results: Sequence[Any]) -> Any:
+def _resolve(literal: Any, results: Results) -> Any:
     if isinstance(literal, dict):
         if "$step" in literal:
             return _pick(results, literal["$step"], literal.get("$path", ()))
@@ -136,7 +153,7 @@ def _property(assertion: Mapping[str, Any]) -> str:
     return stated[0]
 
 
-def broken(asserts: Sequence[Mapping[str, Any]], results: Sequence[Any]) -> list[str]:
+def broken(asserts: Sequence[Mapping[str, Any]], results: Results) -> list[str]:
     """The descriptions (``what``) of the assertions the results break, in order."""
     failed = []
     for assertion in asserts:

@@ -14,10 +14,13 @@ from typing import Any
 
 import attrs
 
+from rescind.conformance import cases
 from rescind.conformance.cases import CaseRow, CaseTableError, asserts
+from rescind.conformance.interpreters.worker_scenario import run_scenario
 from rescind.conformance.provenance import Provenance, splash_test
 from rescind.conformance.vectors.format import VectorTest, string_tuple
 from rescind.conformance.vectors.sets._tabled import RowToVector
+from rescind.conformance.vectors.sets._trace_cases import outcome_code
 from rescind.reference.errors import RescindError
 
 PROTOCOL = "crates/splash-protocol/src/lib.rs"
@@ -111,3 +114,41 @@ def trace_port(to_vector: RowToVector) -> RowToVector:
         return test
 
     return port_vector
+
+
+def worker_port(row: CaseRow) -> VectorTest:
+    """A tabled worker-session port (a worker scenario of topic session-scenarios). Every step
+    states the outcome upstream asserts (``expect``), ``with.open`` the error it asserts for
+    opening the session (none: it opens), and ``with.asserts`` the values it asserts, picked
+    from the step outcomes by index, from ``final`` (the store at the end) and from ``open``."""
+    scenario = row.input["scenario"]
+    stated = scenario["steps"]
+    spec = {
+        "setup": dict(scenario.get("setup", {})),
+        "steps": [
+            {key: value for key, value in step.items() if key != "expect"} for step in stated
+        ],
+    }
+    expected = run_scenario(spec)
+    opened = expected.get("open", {}).get("error")
+    if opened != row.extra.get("open"):
+        raise PortDisagrees(f"{row.id}: upstream open {row.extra.get('open')}, reference {opened}")
+    outcomes = [outcome_code(step) for step in expected["steps"]]
+    intended = [step["expect"] for step in stated]
+    if outcomes != intended:
+        raise PortDisagrees(f"{row.id}: upstream asserts {intended}, reference {outcomes}")
+    results: dict[int | str, Any] = dict(enumerate(expected["steps"]))
+    results.update(final=expected["final"], open=expected.get("open", {}))
+    failed = asserts.broken(row.extra.get("asserts", ()), results)
+    if failed:
+        raise PortDisagrees(f"{row.id}: the reference breaks {'; '.join(failed)}")
+    return VectorTest(
+        row.id,
+        row.rule,
+        row.comment,
+        {"kind": "worker", "scenario": spec},
+        expected,
+        cases.intended(row, "valid"),
+        row.flags,
+        provenance=row.provenance,
+    )

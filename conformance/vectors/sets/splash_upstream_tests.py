@@ -23,8 +23,7 @@ from rescind.conformance.vectors.format import VectorFile, VectorGroup
 from rescind.conformance.vectors.sets import _splash_ports_frames as frame_ports
 from rescind.conformance.vectors.sets import _splash_ports_grants as grant_ports
 from rescind.conformance.vectors.sets import _splash_ports_storage as storage_ports
-from rescind.conformance.vectors.sets import _splash_ports_worker as worker_ports
-from rescind.conformance.vectors.sets._splash_port_support import trace_port
+from rescind.conformance.vectors.sets._splash_port_support import trace_port, worker_port
 from rescind.conformance.vectors.sets._tabled import RowToVector, tabled_groups
 from rescind.conformance.vectors.sets._trace_cases import trace_builder, trace_vector
 
@@ -55,6 +54,7 @@ HOST_SETUP_KEYS = ("engines", "plans", "sessions", "grants", "verifiers", "ledge
 TABLED: dict[str, RowToVector] = {
     "journal": trace_port(trace_vector),
     "authorizer": trace_port(trace_vector),
+    "worker-session": worker_port,
     "ledger-trace": trace_port(trace_builder(host_trace.run_trace, HOST_SETUP_KEYS)),
 }
 """The groups whose ports are rows of ``conformance/cases/splash-upstream-tests.toml``."""
@@ -67,7 +67,7 @@ def build(source: CaseTable | None = None) -> VectorFile:
         tabled["authorizer"],
         VectorGroup("grants", grant_ports.vectors("splash.grants")),
         VectorGroup("storage-cas-trace", storage_ports.vectors("splash.storage")),
-        VectorGroup("worker-session", worker_ports.vectors("splash.worker")),
+        tabled["worker-session"],
         tabled["ledger-trace"],
         VectorGroup("message-line", frame_ports.message_vectors("splash.frames")),
         VectorGroup("bootstrap", frame_ports.bootstrap_vectors("splash.frames")),
