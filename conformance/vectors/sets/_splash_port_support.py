@@ -1,9 +1,12 @@
 """Shared pieces of the Splash upstream-test ports (topic ``splash-upstream-tests``).
 
-A port is one upstream test replayed in the input vocabulary of the topic that owns its area.
-Its author writes the outcome the upstream test asserts for every step (``ok`` or an error
-code); the exported expectation is the reference's answer, and a port whose answer differs
-from the upstream assertion is never exported: it is listed in ``DISCREPANCIES`` instead.
+A port is one upstream test replayed in the input vocabulary of the topic that owns its area:
+a row of ``conformance/cases/splash-upstream-tests.toml`` (or, for storage, a
+``_splash_ports_storage`` entry). Its author writes the outcome the upstream test asserts for
+every step (``ok`` or an error code) and the values it asserts (``with.asserts``, see
+``rescind.conformance.cases.asserts``); the exported expectation is the reference's answer, and
+a port whose answer differs from the upstream assertion is never exported (``PortDisagrees``
+stops the build). The builders below turn a row of each kind into its vector.
 """
 
 from __future__ import annotations
@@ -12,13 +15,11 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import attrs
-
 from rescind.conformance import cases
 from rescind.conformance.cases import CaseRow, CaseTableError, asserts
 from rescind.conformance.interpreters.worker_scenario import run_scenario
 from rescind.conformance.provenance import Provenance, splash_test
-from rescind.conformance.vectors.format import VectorTest, string_tuple
+from rescind.conformance.vectors.format import VectorTest
 from rescind.conformance.vectors.sets._tabled import RowToVector
 from rescind.conformance.vectors.sets._trace_cases import outcome_code
 from rescind.reference.errors import RescindError
@@ -41,57 +42,6 @@ def words(test_name: str) -> str:
     return re.sub(r"_+", "-", test_name).strip("-").lower()
 
 
-@attrs.frozen
-class SinglePort:
-    """One upstream assertion replayed as one single-operation request."""
-
-    test: str
-    path: str
-    rule: str
-    comment: str
-    input: Mapping[str, Any]
-    intended: str
-    """``ok`` or the error code the upstream test asserts."""
-    suffix: str = ""
-    """Distinguishes several vectors ported from one test (its assertions, one each)."""
-    flags: tuple[str, ...] = attrs.field(default=(), converter=string_tuple)
-    holds: Callable[[Mapping[str, Any]], bool] | None = None
-    """For an accepted request: the upstream test's assertion on the answer."""
-
-
-def check_holds(port: SinglePort, expected: Mapping[str, Any]) -> None:
-    if port.holds is not None and not port.holds(expected):
-        raise PortDisagrees(f"{port.test}{port.suffix}: the answer breaks the upstream assertion")
-
-
-def single_vector(
-    prefix: str,
-    port: SinglePort,
-    compute: Callable[[Mapping[str, Any]], dict[str, Any]],
-    details: Callable[[RescindError], dict[str, Any]],
-) -> VectorTest:
-    try:
-        expected, result, outcome = compute(port.input), "valid", OK
-    except RescindError as error:
-        expected, result, outcome = details(error), "invalid", error.code
-    if outcome != port.intended:
-        raise PortDisagrees(
-            f"{port.test}{port.suffix}: upstream asserts {port.intended}, reference {outcome}"
-        )
-    check_holds(port, expected)
-    test_id = f"{prefix}.{words(port.test)}{port.suffix}"
-    return VectorTest(
-        test_id,
-        port.rule,
-        port.comment,
-        dict(port.input),
-        expected,
-        result,
-        port.flags,
-        provenance=cite(port.path, port.test),
-    )
-
-
 def cite(path: str, test: str) -> Provenance:
     return splash_test(path, test)
 
@@ -107,7 +57,9 @@ def trace_port(to_vector: RowToVector) -> RowToVector:
             test = to_vector(row)
         except CaseTableError as error:
             raise PortDisagrees(str(error)) from None
-        results = [step.get("result") for step in test.expected["steps"]]
+        outcomes = test.expected["steps"]
+        results: dict[int | str, Any] = {i: step.get("result") for i, step in enumerate(outcomes)}
+        results["outcomes"] = outcomes
         failed = asserts.broken(row.extra.get("asserts", ()), results)
         if failed:
             raise PortDisagrees(f"{row.id}: the reference breaks {'; '.join(failed)}")
@@ -152,3 +104,48 @@ def worker_port(row: CaseRow) -> VectorTest:
         row.flags,
         provenance=row.provenance,
     )
+
+
+Answer = Callable[[Mapping[str, Any]], tuple[str, dict[str, Any]]]
+"""A single operation's result (``valid``, ``invalid``, ...) and expected value."""
+
+
+def raising(compute: Callable[[Mapping[str, Any]], dict[str, Any]]) -> Answer:
+    """An ``Answer`` of an operation that refuses its input with a ``RescindError``."""
+
+    def answer(body: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+        try:
+            return "valid", compute(body)
+        except RescindError as error:
+            return "invalid", {"error": error.code}
+
+    return answer
+
+
+def single_port(answer: Answer) -> RowToVector:
+    """A tabled single-operation port: ``with.expect`` is the outcome upstream asserts (``ok``
+    or an error code), ``with.asserts`` the values it asserts, picked from the members of the
+    answer; the reference's answer must agree with both (else ``PortDisagrees``)."""
+
+    def port_vector(row: CaseRow) -> VectorTest:
+        result, expected = answer(row.input)
+        outcome = OK if result == "valid" else str(expected["error"])
+        if outcome != row.extra.get("expect"):
+            raise PortDisagrees(
+                f"{row.id}: upstream asserts {row.extra.get('expect')}, reference {outcome}"
+            )
+        failed = asserts.broken(row.extra.get("asserts", ()), expected)
+        if failed:
+            raise PortDisagrees(f"{row.id}: the reference breaks {'; '.join(failed)}")
+        return VectorTest(
+            row.id,
+            row.rule,
+            row.comment,
+            dict(row.input),
+            expected,
+            cases.intended(row, result),
+            row.flags,
+            provenance=row.provenance,
+        )
+
+    return port_vector

@@ -19,11 +19,17 @@ from typing import Any
 from rescind.conformance import cases
 from rescind.conformance.cases import CaseTable
 from rescind.conformance.interpreters import host_trace
+from rescind.conformance.interpreters.frame_lines import run_bootstrap, run_message
+from rescind.conformance.interpreters.frame_trace import run_frame_trace
+from rescind.conformance.interpreters.grant_ops import expected_of
 from rescind.conformance.vectors.format import VectorFile, VectorGroup
-from rescind.conformance.vectors.sets import _splash_ports_frames as frame_ports
-from rescind.conformance.vectors.sets import _splash_ports_grants as grant_ports
 from rescind.conformance.vectors.sets import _splash_ports_storage as storage_ports
-from rescind.conformance.vectors.sets._splash_port_support import trace_port, worker_port
+from rescind.conformance.vectors.sets._splash_port_support import (
+    raising,
+    single_port,
+    trace_port,
+    worker_port,
+)
 from rescind.conformance.vectors.sets._tabled import RowToVector, tabled_groups
 from rescind.conformance.vectors.sets._trace_cases import trace_builder, trace_vector
 
@@ -54,7 +60,11 @@ HOST_SETUP_KEYS = ("engines", "plans", "sessions", "grants", "verifiers", "ledge
 TABLED: dict[str, RowToVector] = {
     "journal": trace_port(trace_vector),
     "authorizer": trace_port(trace_vector),
+    "grants": single_port(expected_of),
     "worker-session": worker_port,
+    "message-line": single_port(raising(run_message)),
+    "bootstrap": single_port(raising(run_bootstrap)),
+    "frame-trace": trace_port(trace_builder(run_frame_trace, ("authenticators",))),
     "ledger-trace": trace_port(trace_builder(host_trace.run_trace, HOST_SETUP_KEYS)),
 }
 """The groups whose ports are rows of ``conformance/cases/splash-upstream-tests.toml``."""
@@ -65,13 +75,13 @@ def build(source: CaseTable | None = None) -> VectorFile:
     groups = (
         tabled["journal"],
         tabled["authorizer"],
-        VectorGroup("grants", grant_ports.vectors("splash.grants")),
+        tabled["grants"],
         VectorGroup("storage-cas-trace", storage_ports.vectors("splash.storage")),
         tabled["worker-session"],
         tabled["ledger-trace"],
-        VectorGroup("message-line", frame_ports.message_vectors("splash.frames")),
-        VectorGroup("bootstrap", frame_ports.bootstrap_vectors("splash.frames")),
-        VectorGroup("frame-trace", frame_ports.trace_vectors("splash.frames")),
+        tabled["message-line"],
+        tabled["bootstrap"],
+        tabled["frame-trace"],
     )
     return VectorFile(
         topic=TOPIC,
