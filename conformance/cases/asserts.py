@@ -17,7 +17,8 @@ picks the first element of a list that has its members (``{ operation_key = "k" 
 that the path does not reach is a broken assertion, unless the assertion states ``absent``
 (the value to use then, as upstream's counters count an absent tool 0).
 
-A literal may name another result as ``{ "$step" = n, "$path" = [...] }``. The properties, one
+A literal may name another result as ``{ "$step" = n, "$path" = [...] }``, and write a value
+TOML has not (null, an integer past 64 bits) as ``{ "$json" = "<JSON text>" }``. The properties, one
 per assertion: ``equals``, ``differs_from`` (a list of values), ``has`` (these members with
 these values), ``each_has`` (every element of a list has them), ``distinct`` (the number of
 different elements), ``length``, ``keys`` (the sorted member names), ``lacks`` (substrings a
@@ -91,6 +92,8 @@ def _pick(results: Results, step: Any, path: Sequence[Any]) -> Any:
 
 def _resolve(literal: Any, results: Results) -> Any:
     if isinstance(literal, dict):
+        if set(literal) == {"$json"}:
+            return json.loads(literal["$json"])
         if "$step" in literal:
             return _pick(results, literal["$step"], literal.get("$path", ()))
         return {key: _resolve(value, results) for key, value in literal.items()}

@@ -1,8 +1,7 @@
 """Shared pieces of the Splash upstream-test ports (topic ``splash-upstream-tests``).
 
 A port is one upstream test replayed in the input vocabulary of the topic that owns its area:
-a row of ``conformance/cases/splash-upstream-tests.toml`` (or, for storage, a
-``_splash_ports_storage`` entry). Its author writes the outcome the upstream test asserts for
+a row of ``conformance/cases/splash-upstream-tests.toml``. Its author writes the outcome the upstream test asserts for
 every step (``ok`` or an error code) and the values it asserts (``with.asserts``, see
 ``rescind.conformance.cases.asserts``); the exported expectation is the reference's answer, and
 a port whose answer differs from the upstream assertion is never exported (``PortDisagrees``
@@ -11,39 +10,23 @@ stops the build). The builders below turn a row of each kind into its vector.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from rescind.conformance import cases
 from rescind.conformance.cases import CaseRow, CaseTableError, asserts
+from rescind.conformance.interpreters import storage_harness
 from rescind.conformance.interpreters.worker_scenario import run_scenario
-from rescind.conformance.provenance import Provenance, splash_test
 from rescind.conformance.vectors.format import VectorTest
 from rescind.conformance.vectors.sets._tabled import RowToVector
 from rescind.conformance.vectors.sets._trace_cases import outcome_code
 from rescind.reference.errors import RescindError
-
-PROTOCOL = "crates/splash-protocol/src/lib.rs"
-WORKER = "crates/splash-worker/src/lib.rs"
-STORAGE = "crates/splash-storage/src/lib.rs"
-STORAGE_SQLITE = "crates/splash-storage/src/sqlite.rs"
-WORKFLOW = "crates/splash-workflow/src/lib.rs"
 
 OK = "ok"
 
 
 class PortDisagrees(AssertionError):
     """The reference's answer differs from what the upstream test asserts."""
-
-
-def words(test_name: str) -> str:
-    """``rejects_zero_fencing_tokens`` -> ``rejects-zero-fencing-tokens``."""
-    return re.sub(r"_+", "-", test_name).strip("-").lower()
-
-
-def cite(path: str, test: str) -> Provenance:
-    return splash_test(path, test)
 
 
 def trace_port(to_vector: RowToVector) -> RowToVector:
@@ -149,3 +132,36 @@ def single_port(answer: Answer) -> RowToVector:
         )
 
     return port_vector
+
+
+STORAGE_INPUT = ("keyring", "active_key_id", "namespace", "name", "steps")
+"""A storage CAS trace's members, in the order a vector lists them."""
+
+
+def storage_port(row: CaseRow) -> VectorTest:
+    """A tabled storage CAS trace port: every step states the outcome upstream asserts
+    (``expect``), ``with.asserts`` the values it asserts of the step outcomes (``ok``,
+    ``details``); ``null`` and u64 values are written ``{ "$json" = ... }``."""
+    stated = cases.json_values(row.input)
+    document = {key: stated[key] for key in STORAGE_INPUT}
+    document["steps"] = [
+        {key: value for key, value in step.items() if key != "expect"} for step in stated["steps"]
+    ]
+    expected = storage_harness.run_trace(document)
+    outcomes = [OK if "ok" in step else str(step["error"]) for step in expected["steps"]]
+    intended = [step["expect"] for step in stated["steps"]]
+    if outcomes != intended:
+        raise PortDisagrees(f"{row.id}: upstream asserts {intended}, reference {outcomes}")
+    failed = asserts.broken(row.extra.get("asserts", ()), expected["steps"])
+    if failed:
+        raise PortDisagrees(f"{row.id}: the reference breaks {'; '.join(failed)}")
+    return VectorTest(
+        row.id,
+        row.rule,
+        row.comment,
+        document,
+        expected,
+        cases.intended(row, "valid"),
+        row.flags,
+        provenance=row.provenance,
+    )

@@ -22,11 +22,11 @@ from rescind.conformance.interpreters import host_trace
 from rescind.conformance.interpreters.frame_lines import run_bootstrap, run_message
 from rescind.conformance.interpreters.frame_trace import run_frame_trace
 from rescind.conformance.interpreters.grant_ops import expected_of
-from rescind.conformance.vectors.format import VectorFile, VectorGroup
-from rescind.conformance.vectors.sets import _splash_ports_storage as storage_ports
+from rescind.conformance.vectors.format import VectorFile
 from rescind.conformance.vectors.sets._splash_port_support import (
     raising,
     single_port,
+    storage_port,
     trace_port,
     worker_port,
 )
@@ -61,6 +61,7 @@ TABLED: dict[str, RowToVector] = {
     "journal": trace_port(trace_vector),
     "authorizer": trace_port(trace_vector),
     "grants": single_port(expected_of),
+    "storage-cas-trace": storage_port,
     "worker-session": worker_port,
     "message-line": single_port(raising(run_message)),
     "bootstrap": single_port(raising(run_bootstrap)),
@@ -76,7 +77,7 @@ def build(source: CaseTable | None = None) -> VectorFile:
         tabled["journal"],
         tabled["authorizer"],
         tabled["grants"],
-        VectorGroup("storage-cas-trace", storage_ports.vectors("splash.storage")),
+        tabled["storage-cas-trace"],
         tabled["worker-session"],
         tabled["ledger-trace"],
         tabled["message-line"],
