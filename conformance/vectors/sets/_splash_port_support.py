@@ -1,8 +1,9 @@
 """Shared pieces of the Splash upstream-test ports (topic ``splash-upstream-tests``).
 
 A port is one upstream test replayed in the input vocabulary of the topic that owns its area:
-a row of ``conformance/cases/splash-upstream-tests.toml``. Its author writes the outcome the upstream test asserts for
-every step (``ok`` or an error code) and the values it asserts (``with.asserts``, see
+a row of ``conformance/cases/splash-upstream-tests.toml``. Its author writes the outcome the
+upstream test asserts for every step (``ok`` or an error code) and the values it asserts
+(``with.asserts``, see
 ``rescind.conformance.cases.asserts``); the exported expectation is the reference's answer, and
 a port whose answer differs from the upstream assertion is never exported (``PortDisagrees``
 stops the build). The builders below turn a row of each kind into its vector.
@@ -33,7 +34,8 @@ def trace_port(to_vector: RowToVector) -> RowToVector:
     """A tabled trace port: ``to_vector`` (a topic's trace builder) refuses a row whose step
     outcomes differ from the ones it states; then every ``with.asserts`` fragment (the values
     the upstream test asserts, ``rescind.conformance.cases.asserts``) must hold of the step
-    results. Either refusal is a ``PortDisagrees``."""
+    results (by index; ``outcomes`` is the list of whole step outcomes, with error details).
+    Either refusal is a ``PortDisagrees``."""
 
     def port_vector(row: CaseRow) -> VectorTest:
         try:
