@@ -7,27 +7,16 @@ import re
 from pathlib import Path
 from typing import Any
 
-import attrs
 import pytest
 
+from rescind.conformance import cases
 from rescind.conformance.driver import handle
 from rescind.conformance.harness import InProcessDriver
-from rescind.conformance.interpreters.frame_trace import run_frame_trace
-from rescind.conformance.interpreters.host_trace import run_trace
-from rescind.conformance.interpreters.worker_scenario import run_scenario
 from rescind.conformance.provenance import SPLASH
 from rescind.conformance.vectors import tool as vectortool
 from rescind.conformance.vectors.checks import vector_checks
-from rescind.conformance.vectors.sets import _splash_ports_frames as frame_ports
-from rescind.conformance.vectors.sets import _splash_ports_storage as storage_ports
-from rescind.conformance.vectors.sets import _splash_ports_worker as worker_ports
-from rescind.conformance.vectors.sets import _splash_ports_workflow as workflow_ports
 from rescind.conformance.vectors.sets import splash_upstream_tests
-from rescind.conformance.vectors.sets._splash_port_support import (
-    PortDisagrees,
-    SinglePort,
-    single_vector,
-)
+from rescind.conformance.vectors.sets._splash_port_support import PortDisagrees
 from rescind.conformance.vectors.sets.topics import binding_of
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -123,38 +112,63 @@ def test_the_reference_passes_every_port() -> None:
     assert failures == {}
 
 
-def test_a_port_that_contradicts_its_upstream_assertion_is_refused() -> None:
-    port = SinglePort(
-        "rejects_duplicate_capability_grants",
-        "crates/splash-protocol/src/lib.rs",
-        "GR-24",
-        "claims the duplicate manifest is accepted",
-        {
-            "operation": "manifest",
-            "manifest": '{"protocol_version":5,"session_id":"s","grants":[]}',
-        },
-        "duplicate_grant",
+_TABLE = cases.read_table_text(splash_upstream_tests.TOPIC)
+
+
+@pytest.mark.parametrize(
+    ("stated", "contradicted"),
+    [
+        # a value the upstream test asserts (with.asserts), per kind of fragment
+        (
+            '{ what = "revision 1", step = 4, equals = 1 }',
+            '{ what = "revision 1", step = 4, equals = 2 }',
+        ),
+        ('lacks = ["1.2.3"]', 'lacks = ["release.publish"]'),
+        ("distinct = 1", "distinct = 2"),
+        ('matches = "op-[0-9a-f]{64}"', 'matches = "op-[0-9a-f]{63}"'),
+        ('path = ["operations"], length = 1', 'path = ["operations"], length = 2'),
+        ('equals = { "$step" = 1 } }', 'equals = { "$step" = 2 } }'),
+        ('path = ["request_ids"], equals = 1024', 'path = ["request_ids"], equals = 1023'),
+        (
+            'path = ["calls", "math.add"], equals = 1, absent = 0',
+            'path = ["calls", "math.add"], equals = 2, absent = 0',
+        ),
+        (
+            'path = ["after", "dispatch_calls"], equals = 1 }',
+            'path = ["after", "dispatch_calls"], equals = 2 }',
+        ),
+        ('has = { tool = "text.echo" }', 'has = { tool = "text.other" }'),
+        ('path = ["fence"], equals = 2', 'path = ["fence"], equals = 1'),
+        ('equals = "absent", absent = "absent"', 'equals = "pending", absent = "absent"'),
+        (
+            "has = { max_calls = 1, max_input_bytes = 64, max_compensations = 1 }",
+            "has = { max_calls = 2, max_input_bytes = 64, max_compensations = 1 }",
+        ),
+        (
+            'path = ["grants", "*", "tool"], equals = ["math.add"]',
+            'path = ["grants", "*", "tool"], equals = ["text.echo"]',
+        ),
+        ('matches = "[0-9a-f]{102}"', 'matches = "[0-9a-f]{100}"'),
+        ('step = "rest", equals = "6e', 'step = "rest", equals = "6f'),
+        ("has = { expected = 2, actual = 1 }", "has = { expected = 3, actual = 1 }"),
+        ('path = ["ok"], has = { token = 1 } }', 'path = ["ok"], has = { token = 7 } }'),
+        ('has = { record = { "$json" = "null" } }', 'has = { record = { "$json" = "0" } }'),
+        # an outcome the upstream test asserts (a step's expect, the session's open, a single
+        # operation's with.expect)
+        ('expect = "duplicate_grant"', 'expect = "ok"'),
+        ('{ expect = "fencing_required", op = "cas"', '{ expect = "ok", op = "cas"'),
+        ('expect = "attenuation_expands_resources"', 'expect = "attenuation_widens_limits"'),
+        ('open = "missing_adapter"', 'open = "unknown_tool"'),
+        ('expect = "stale_revision"', 'expect = "ok"'),
+        ('expect = "compensation_requires_succeeded_operation"', 'expect = "ok"'),
+    ],
+)
+def test_a_tabled_port_that_contradicts_its_upstream_assertion_is_refused(
+    stated: str, contradicted: str
+) -> None:
+    assert stated in _TABLE
+    changed = cases.parse_table(
+        splash_upstream_tests.TOPIC, _TABLE.replace(stated, contradicted, 1)
     )
-
-    def compute(body: object) -> dict[str, Any]:
-        return {"manifest": "accepted"}
-
     with pytest.raises(PortDisagrees):
-        single_vector("splash.grants", port, compute, lambda error: {"error": error.code})
-
-
-def test_scenario_ports_refuse_a_contradicted_assertion() -> None:
-    """Each multi-step port kind checks the values it states, not only the step outcomes."""
-    worker = attrs.evolve(worker_ports.PORTS[0], asserts={0: {"dispatch_calls": 2}})
-    with pytest.raises(PortDisagrees):
-        worker_ports._check(worker, run_scenario(worker.spec()))
-    ledger = attrs.evolve(workflow_ports.PORTS[0], checks=(("never", lambda results: False),))
-    with pytest.raises(PortDisagrees):
-        workflow_ports._check(ledger, run_trace(ledger.trace()))
-    frame = attrs.evolve(frame_ports.FRAME_PORTS[1], answers={3: {"message": "other"}})
-    with pytest.raises(PortDisagrees):
-        frame_ports._check_frames(frame, run_frame_trace(frame.trace()))
-    storage = storage_ports.PORTS[-1]
-    wrong = attrs.evolve(storage, answers={0: {"token": 7}})
-    with pytest.raises(PortDisagrees):
-        storage_ports.vectors_of("splash.storage", [wrong])
+        splash_upstream_tests.build(changed)

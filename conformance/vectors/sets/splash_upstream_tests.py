@@ -16,13 +16,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from rescind.conformance.vectors.format import VectorFile, VectorGroup
-from rescind.conformance.vectors.sets import _splash_ports_frames as frame_ports
-from rescind.conformance.vectors.sets import _splash_ports_grants as grant_ports
-from rescind.conformance.vectors.sets import _splash_ports_protocol as protocol_ports
-from rescind.conformance.vectors.sets import _splash_ports_storage as storage_ports
-from rescind.conformance.vectors.sets import _splash_ports_worker as worker_ports
-from rescind.conformance.vectors.sets import _splash_ports_workflow as workflow_ports
+from rescind.conformance import cases
+from rescind.conformance.cases import CaseTable
+from rescind.conformance.interpreters import host_trace
+from rescind.conformance.interpreters.frame_lines import run_bootstrap, run_message
+from rescind.conformance.interpreters.frame_trace import run_frame_trace
+from rescind.conformance.interpreters.grant_ops import expected_of
+from rescind.conformance.vectors.format import VectorFile
+from rescind.conformance.vectors.sets._splash_port_support import (
+    raising,
+    single_port,
+    storage_port,
+    trace_port,
+    worker_port,
+)
+from rescind.conformance.vectors.sets._tabled import RowToVector, tabled_groups
+from rescind.conformance.vectors.sets._trace_cases import trace_builder, trace_vector
 
 TOPIC = "splash-upstream-tests"
 
@@ -45,19 +54,35 @@ _SCHEMA: dict[str, Any] = {
 }
 
 
-def build() -> VectorFile:
+HOST_SETUP_KEYS = ("engines", "plans", "sessions", "grants", "verifiers", "ledgers")
+"""A ledger trace's setup parts, in the order a vector lists them."""
+
+TABLED: dict[str, RowToVector] = {
+    "journal": trace_port(trace_vector),
+    "authorizer": trace_port(trace_vector),
+    "grants": single_port(expected_of),
+    "storage-cas-trace": storage_port,
+    "worker-session": worker_port,
+    "message-line": single_port(raising(run_message)),
+    "bootstrap": single_port(raising(run_bootstrap)),
+    "frame-trace": trace_port(trace_builder(run_frame_trace, ("authenticators",))),
+    "ledger-trace": trace_port(trace_builder(host_trace.run_trace, HOST_SETUP_KEYS)),
+}
+"""The groups whose ports are rows of ``conformance/cases/splash-upstream-tests.toml``."""
+
+
+def build(source: CaseTable | None = None) -> VectorFile:
+    tabled = {group.type: group for group in tabled_groups(source or cases.load(TOPIC), TABLED)}
     groups = (
-        VectorGroup("journal", protocol_ports.vectors("splash.journal", protocol_ports.JOURNAL)),
-        VectorGroup(
-            "authorizer", protocol_ports.vectors("splash.authorizer", protocol_ports.AUTHORIZER)
-        ),
-        VectorGroup("grants", grant_ports.vectors("splash.grants")),
-        VectorGroup("storage-cas-trace", storage_ports.vectors("splash.storage")),
-        VectorGroup("worker-session", worker_ports.vectors("splash.worker")),
-        VectorGroup("ledger-trace", workflow_ports.vectors("splash.workflow")),
-        VectorGroup("message-line", frame_ports.message_vectors("splash.frames")),
-        VectorGroup("bootstrap", frame_ports.bootstrap_vectors("splash.frames")),
-        VectorGroup("frame-trace", frame_ports.trace_vectors("splash.frames")),
+        tabled["journal"],
+        tabled["authorizer"],
+        tabled["grants"],
+        tabled["storage-cas-trace"],
+        tabled["worker-session"],
+        tabled["ledger-trace"],
+        tabled["message-line"],
+        tabled["bootstrap"],
+        tabled["frame-trace"],
     )
     return VectorFile(
         topic=TOPIC,
