@@ -18,6 +18,7 @@ from xml.etree import ElementTree
 from rescind.conformance.harness import SubprocessDriver
 from rescind.conformance.runner import run_checks
 from rescind.conformance.runner_check import Check, Outcome
+from tests.cli_process import WIRE_ONLY, run_rescind
 
 SLOW = """
 import json, sys, time
@@ -80,31 +81,12 @@ def test_a_failure_outranks_the_deadline(tmp_path: Path) -> None:
 def test_check_writes_every_report_and_exits_4(tmp_path: Path) -> None:
     out = {name: tmp_path / f"report.{name}" for name in ("json", "xml", "md", "html")}
     started = time.monotonic()
-    completed = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "rescind",
-            "check",
-            "--no-model",
-            "--explore-steps",
-            "0",
-            "--impl",
-            _slow_driver(tmp_path),
-            "--deadline",
-            "2",
-            "--json",
-            str(out["json"]),
-            "--junit",
-            str(out["xml"]),
-            "--markdown",
-            str(out["md"]),
-            "--html",
-            str(out["html"]),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
+    completed = run_rescind(
+        "check",
+        *WIRE_ONLY,
+        *("--impl", _slow_driver(tmp_path), "--deadline", "2"),
+        *("--json", str(out["json"]), "--junit", str(out["xml"])),
+        *("--markdown", str(out["md"]), "--html", str(out["html"])),
         timeout=60,
     )
     assert time.monotonic() - started < 20.0

@@ -22,6 +22,7 @@ from rescind.conformance.report import html as report_html
 from rescind.conformance.runner import RunReport
 from rescind.conformance.runner_check import Check, Outcome, Result
 from rescind.tables.registry import LIFECYCLES
+from tests.cli_process import run_rescind
 from tests.report.html_page import COUNTS, Page, read
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -46,10 +47,7 @@ class Run:
 def run(tmp_path_factory: pytest.TempPathFactory) -> Run:
     directory = tmp_path_factory.mktemp("html")
     page = directory / "report.html"
-    command = [
-        sys.executable,
-        "-m",
-        "rescind",
+    arguments = [
         "check",
         "--impl",
         f"{sys.executable} -m tests.conformance.broken_drivers {BROKEN}",
@@ -68,9 +66,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Run:
         "--html",
         str(page),
     ]
-    done = subprocess.run(
-        command, cwd=ROOT, capture_output=True, text=True, timeout=600, check=False
-    )
+    done = run_rescind(*arguments, timeout=600)
     assert done.returncode == 1, done.stderr
     text = page.read_text(encoding="utf-8")
     return Run(json.loads(done.stdout), text, read(text))
