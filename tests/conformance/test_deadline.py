@@ -19,7 +19,7 @@ from rescind.conformance.harness import SubprocessDriver
 from rescind.conformance.runner import run_checks
 from rescind.conformance.runner_check import Check, Outcome
 from tests.cli_process import WIRE_ONLY, run_rescind
-from tests.conformance.probe_check import probe_check
+from tests.conformance.check_doubles import probe_check
 
 SLOW = """
 import json, sys, time

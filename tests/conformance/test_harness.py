@@ -10,8 +10,7 @@ import pytest
 
 from rescind.conformance.harness import HarnessFailure, SubprocessDriver
 from rescind.conformance.runner import run_checks
-from rescind.conformance.runner_check import Check, Outcome
-from tests.conformance.probe_check import probe_check
+from tests.conformance.check_doubles import passing_check, probe_check
 
 PRELUDE = """
 import json, sys
@@ -101,14 +100,7 @@ def test_run_continues_after_a_crash_and_exits_2(tmp_path: Path) -> None:
 
 
 def test_undeclared_capability_is_not_applicable(tmp_path: Path) -> None:
-    check = Check(
-        id="x",
-        tier="must",
-        rule="CJ-1",
-        capability="journal",
-        source="probe",
-        run=lambda d: Outcome("pass"),
-    )
+    check = passing_check("x", "journal")
     script = tmp_path / "ok.py"
     script.write_text(PRELUDE + "    reply(request, ok={})\n")
     report = run_checks(

@@ -11,7 +11,7 @@ import pytest
 from rescind.conformance.driver import handle
 from rescind.conformance.harness import HarnessFailure, InProcessDriver
 from rescind.conformance.runner import run_checks
-from tests.conformance.probe_check import probe_check
+from tests.conformance.check_doubles import probe_check
 
 
 def _adapter(misbehaviour: str) -> Any:

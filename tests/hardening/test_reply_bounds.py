@@ -17,7 +17,7 @@ import pytest
 from rescind.conformance.harness import HarnessFailure, SubprocessDriver
 from rescind.conformance.harness.limits import MAX_REPLY_DEPTH, MAX_REPLY_MEMBERS, reply_shape
 from rescind.conformance.runner import run_checks
-from tests.conformance.probe_check import probe_check
+from tests.conformance.check_doubles import probe_check
 
 DRIVER = """
 import json, sys

@@ -20,9 +20,10 @@ import pytest
 
 from rescind.conformance.report import html as report_html
 from rescind.conformance.runner import RunReport
-from rescind.conformance.runner_check import Check, Outcome, Result
+from rescind.conformance.runner_check import Outcome, Result
 from rescind.tables.registry import LIFECYCLES
 from tests.cli_process import run_rescind
+from tests.conformance.check_doubles import passing_check
 from tests.report.html_page import COUNTS, Page, read
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -181,23 +182,8 @@ def test_every_lifecycle_is_drawn_with_its_states_and_edges(run: Run) -> None:
 
 
 def _report(message: str, source: str, status: str = "fail") -> RunReport:
-    check = Check(
-        id="model.<b>x</b>",
-        tier="must",
-        rule="WJ-1",
-        capability="model",
-        source=source,
-        run=lambda _: Outcome("pass"),
-    )
-    na = Check(
-        id="v.na",
-        tier="must",
-        rule="CJ-1",
-        capability="canonical",
-        source="canonical-input",
-        run=lambda _: Outcome("pass"),
-        provenance="derived",
-    )
+    check = passing_check("model.<b>x</b>", "model", source, rule="WJ-1")
+    na = passing_check("v.na", "canonical", "canonical-input", provenance="derived")
     results = (
         Result(check, Outcome(status, message)),  # type: ignore[arg-type]
         Result(na, Outcome("not-applicable", "capability canonical not declared")),
