@@ -49,6 +49,17 @@ def top_steps(trace: Mapping[str, Any]) -> Sequence[Mapping[str, Any]]:
     return steps
 
 
+def keep_scenario_steps(trace: Mapping[str, Any], steps: Sequence[Mapping[str, Any]]) -> Trace:
+    """``keep_steps`` for a trace wrapped as ``{"scenario": {setup, steps}}`` (the session
+    vocabularies)."""
+    return {"scenario": keep_steps(trace["scenario"], steps)}
+
+
+def scenario_steps(trace: Mapping[str, Any]) -> Sequence[Mapping[str, Any]]:
+    """``top_steps`` for a trace wrapped as ``{"scenario": {setup, steps}}``."""
+    return top_steps(trace["scenario"])
+
+
 class Answers:
     """The reference's answers recorded by a closed-loop generator while it drew each trace
     (it ran the reference anyway to choose well-formed steps), so a check does not run the

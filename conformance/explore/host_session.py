@@ -15,12 +15,12 @@ and are kept as its expectation (``Answers``); a test holds them equal to a fres
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from hypothesis import strategies as st
 
-from rescind.conformance.explore.engine import Answers, Area
+from rescind.conformance.explore.engine import Answers, Area, keep_scenario_steps, scenario_steps
 from rescind.conformance.fixtures.recovery_cases import (
     CANCELLED,
     FAILED,
@@ -611,15 +611,6 @@ def host_scenarios(draw: st.DrawFn) -> dict[str, Any]:
     return scenario
 
 
-def _rebuild(trace: Mapping[str, Any], steps: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    return {"scenario": {**trace["scenario"], "steps": [dict(step) for step in steps]}}
-
-
-def _steps_of(trace: Mapping[str, Any]) -> Sequence[Mapping[str, Any]]:
-    steps: Sequence[Mapping[str, Any]] = trace["scenario"]["steps"]
-    return steps
-
-
 HOST_SESSION_AREA = Area(
     name="session-host",
     op="session.host",
@@ -629,7 +620,7 @@ HOST_SESSION_AREA = Area(
     "store, fenced recoveries, store rollbacks, real worker sessions, exchanges, intents and "
     "approvals) agree with the reference",
     traces=host_scenarios(),
-    rebuild=_rebuild,
-    steps_of=_steps_of,
+    rebuild=keep_scenario_steps,
+    steps_of=scenario_steps,
     answers=ANSWERS,
 )

@@ -19,7 +19,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from rescind.conformance.explore.engine import Answers, Area
+from rescind.conformance.explore.engine import Answers, Area, keep_scenario_steps, scenario_steps
 from rescind.conformance.interpreters.compensation_reconcile import (
     LOST,
     ReconcileRun,
@@ -113,15 +113,6 @@ def reconcile_scenarios(draw: st.DrawFn) -> dict[str, Any]:
     return trace
 
 
-def _rebuild(trace: Mapping[str, Any], steps: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    return {"scenario": {**trace["scenario"], "steps": [dict(step) for step in steps]}}
-
-
-def _steps_of(trace: Mapping[str, Any]) -> Sequence[Mapping[str, Any]]:
-    steps: Sequence[Mapping[str, Any]] = trace["scenario"]["steps"]
-    return steps
-
-
 RECONCILE_AREA = Area(
     name="compensation-reconcile",
     op="session.compensation-reconcile",
@@ -131,8 +122,8 @@ RECONCILE_AREA = Area(
     "lookups, drifted requests, frames, resends; with and without the profile) agree with the "
     "reference (Rescind's extension)",
     traces=reconcile_scenarios(),
-    rebuild=_rebuild,
-    steps_of=_steps_of,
+    rebuild=keep_scenario_steps,
+    steps_of=scenario_steps,
     answers=ANSWERS,
     profile=PROFILE,
 )

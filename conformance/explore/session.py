@@ -13,12 +13,12 @@ equal to a fresh ``session.worker`` run.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from hypothesis import strategies as st
 
-from rescind.conformance.explore.engine import Answers, Area
+from rescind.conformance.explore.engine import Answers, Area, keep_scenario_steps, scenario_steps
 from rescind.conformance.fixtures.session_cases import (
     CANCEL,
     CLOSE,
@@ -214,15 +214,6 @@ def worker_scenarios(draw: st.DrawFn) -> dict[str, Any]:
     return scenario
 
 
-def _rebuild(trace: Mapping[str, Any], steps: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    return {"scenario": {**trace["scenario"], "steps": [dict(step) for step in steps]}}
-
-
-def _steps_of(trace: Mapping[str, Any]) -> Sequence[Mapping[str, Any]]:
-    steps: Sequence[Mapping[str, Any]] = trace["scenario"]["steps"]
-    return steps
-
-
 SESSION_WORKER_AREA = Area(
     name="session-worker",
     op="session.worker",
@@ -231,7 +222,7 @@ SESSION_WORKER_AREA = Area(
     description="random worker-session scenarios (adapter outcomes, store faults, restarts, "
     "takeovers, tampered and unexpected frames) agree with the reference",
     traces=worker_scenarios(),
-    rebuild=_rebuild,
-    steps_of=_steps_of,
+    rebuild=keep_scenario_steps,
+    steps_of=scenario_steps,
     answers=ANSWERS,
 )

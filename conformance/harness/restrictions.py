@@ -109,22 +109,19 @@ RESULT_CHECKS = frozenset(
 )
 
 
-def _raw_journal_step(gap: Gap) -> bool:
-    assert gap.step is not None
-    return (
-        gap.op in AUTHORIZER_TRACES
-        and step_call(gap.step) not in RESULT_CHECKS
-        and raw_authorization(gap.step)
-    )
+def _raw_authorizer_step(*, result_check: bool) -> Callable[[Gap], bool]:
+    """Authorizer-trace steps that name a raw request and grant: the result checks among
+    them, or every other step."""
 
+    def covers(gap: Gap) -> bool:
+        assert gap.step is not None
+        return (
+            gap.op in AUTHORIZER_TRACES
+            and (step_call(gap.step) in RESULT_CHECKS) is result_check
+            and raw_authorization(gap.step)
+        )
 
-def _raw_result_check(gap: Gap) -> bool:
-    assert gap.step is not None
-    return (
-        gap.op in AUTHORIZER_TRACES
-        and step_call(gap.step) in RESULT_CHECKS
-        and raw_authorization(gap.step)
-    )
+    return covers
 
 
 AUTHORIZER_PRIVATE_COUNTERS = frozenset(
@@ -201,13 +198,19 @@ def _bad_key_length(values: Mapping[str, Any]) -> bool:
     )
 
 
-def _key_length(gap: Gap) -> bool:
-    if not gap.op.startswith("storage."):
-        return False
-    if gap.level == "step":
-        assert gap.step is not None
-        return _bad_key_length(_step_args(gap.step))
-    return _bad_key_length(gap.args)
+def _storage_arguments(predicate: Callable[[Mapping[str, Any]], bool]) -> Callable[[Gap], bool]:
+    """Storage gaps whose arguments (a step's own at step level, the test's otherwise)
+    satisfy ``predicate``."""
+
+    def covers(gap: Gap) -> bool:
+        if not gap.op.startswith("storage."):
+            return False
+        if gap.level == "step":
+            assert gap.step is not None
+            return predicate(_step_args(gap.step))
+        return predicate(gap.args)
+
+    return covers
 
 
 def _not_u64(values: Mapping[str, Any]) -> bool:
@@ -221,15 +224,6 @@ def _not_u64(values: Mapping[str, Any]) -> bool:
         )
         for field in U64_FIELDS
     )
-
-
-def _u64_arguments(gap: Gap) -> bool:
-    if not gap.op.startswith("storage."):
-        return False
-    if gap.level == "step":
-        assert gap.step is not None
-        return _not_u64(_step_args(gap.step))
-    return _not_u64(gap.args)
 
 
 def _injection_step(gap: Gap) -> bool:
@@ -256,7 +250,7 @@ AUTHORIZED_BY_AUTHORIZER = Restriction(
         "`request` and `grant` instead of an `authorized` value made by an earlier authorize_* "
         "step"
     ),
-    covers=_raw_journal_step,
+    covers=_raw_authorizer_step(result_check=False),
 )
 RESULT_CHECK_NEEDS_ISSUING_AUTHORIZER = Restriction(
     name="result-check-needs-issuing-authorizer",
@@ -270,7 +264,7 @@ RESULT_CHECK_NEEDS_ISSUING_AUTHORIZER = Restriction(
         "validate_operation_result, validate_reconciliation_result and "
         "validate_compensation_result steps that name a raw `request` and `grant`"
     ),
-    covers=_raw_result_check,
+    covers=_raw_authorizer_step(result_check=True),
 )
 AUTHORIZER_COUNTERS_PRIVATE = Restriction(
     name="authorizer-counters-private",
@@ -348,7 +342,7 @@ KEY_LENGTH_UNREPRESENTABLE = _both_levels(
             "storage requests (or storage.trace steps) carrying a `key_hex` that is not 64 hex "
             "digits, in the arguments or the keyring"
         ),
-        covers=_key_length,
+        covers=_storage_arguments(_bad_key_length),
     ),
 )
 U64_ARGUMENTS = _both_levels(
@@ -364,7 +358,7 @@ U64_ARGUMENTS = _both_levels(
             "storage requests (or storage.trace steps) whose revision, expected, floor, "
             "backend_revision, fence, fencing_token or token is not an integer in 0..2^64"
         ),
-        covers=_u64_arguments,
+        covers=_storage_arguments(_not_u64),
     ),
 )
 NO_BACKEND_STATE_INJECTION = Restriction(

@@ -16,7 +16,6 @@ import attrs
 from blake3 import blake3
 
 from rescind.conformance.driver import handle as reference
-from rescind.conformance.driver import serve
 from rescind.conformance.interpreters import worker_scenario
 from rescind.reference.digests import host_input_fingerprint_of_bytes
 from rescind.reference.grants import CapabilityGrant, GrantAttenuation
@@ -26,8 +25,7 @@ from rescind.reference.jsonvalue import JsonNumber
 from rescind.reference.payload import u64_be
 from rescind.reference.worker.journal import Existing
 from rescind.reference.worker.session import WorkerSession
-
-Handler = Callable[[Mapping[str, Any]], dict[str, Any]]
+from tests.conformance.driver_double import Handler, serve_with
 
 
 def _canonical_variant(message: Mapping[str, Any], encode: Callable[[Any], str]) -> dict[str, Any]:
@@ -227,17 +225,8 @@ BROKEN: dict[str, Handler] = {
 }
 
 
-class _Broken:
-    def __init__(self, handler: Handler) -> None:
-        self.handler = handler
-
-
 def main(argv: list[str]) -> int:
-    handler = BROKEN[argv[0]]
-    import rescind.conformance.driver as driver_module
-
-    driver_module.handle = handler  # type: ignore[assignment]
-    return serve(sys.stdin, sys.stdout)
+    return serve_with(BROKEN[argv[0]])
 
 
 if __name__ == "__main__":

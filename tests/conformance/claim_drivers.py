@@ -16,13 +16,12 @@ little or nothing of what it declares, in a different way. Run as
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from rescind.conformance.driver import handle as reference
-from rescind.conformance.driver import serve
+from tests.conformance.driver_double import Handler, serve_with
 
-Handler = Callable[[Mapping[str, Any]], dict[str, Any]]
 MARK = {"unsupported": "masked on purpose"}
 TRACE_OPS = ("journal.trace", "authorizer.trace")
 
@@ -105,10 +104,7 @@ CLAIM_DRIVERS: dict[str, Handler] = {
 
 
 def main(argv: list[str]) -> int:
-    import rescind.conformance.driver as driver_module
-
-    driver_module.handle = CLAIM_DRIVERS[argv[0]]  # type: ignore[assignment]
-    return serve(sys.stdin, sys.stdout)
+    return serve_with(CLAIM_DRIVERS[argv[0]])
 
 
 if __name__ == "__main__":

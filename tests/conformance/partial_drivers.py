@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import copy
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from rescind.conformance.driver import REFERENCE_CAPABILITY, serve
+from rescind.conformance.driver import REFERENCE_CAPABILITY
 from rescind.conformance.driver import handle as reference
 from rescind.conformance.harness.restrictions import AUTHORIZED_BY_AUTHORIZER, raw_authorization
 from rescind.conformance.provenance import SPLASH
-
-Handler = Callable[[Mapping[str, Any]], dict[str, Any]]
+from tests.conformance.driver_double import Handler, serve_with
 
 TRACE_OPS = ("journal.trace", "authorizer.trace")
 UNSUPPORTED_OPS = frozenset({"grants.manifest_attenuate"})
@@ -196,11 +195,7 @@ PARTIAL: dict[str, Handler] = {
 
 def main(argv: list[str]) -> int:
     """``NAME`` or ``differs-on TEXT``."""
-    handler = differs_on(argv[1]) if argv[0] == "differs-on" else PARTIAL[argv[0]]
-    import rescind.conformance.driver as driver_module
-
-    driver_module.handle = handler  # type: ignore[assignment]
-    return serve(sys.stdin, sys.stdout)
+    return serve_with(differs_on(argv[1]) if argv[0] == "differs-on" else PARTIAL[argv[0]])
 
 
 if __name__ == "__main__":

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from rescind.conformance.catalogue import all_checks
 from rescind.conformance.driver import handle
 from rescind.conformance.harness import InProcessDriver
 from rescind.conformance.runner import RunReport, run_checks
+from tests.cli_process import WIRE_ONLY, run_rescind
 from tests.conformance.broken_drivers import BROKEN
 
 EXPECTED_FAILURES = {
@@ -108,25 +108,7 @@ def test_broken_driver_fails_with_the_right_checks(name: str, tmp_path: Path) ->
 
 def test_broken_driver_over_a_real_pipe() -> None:
     command = f"{sys.executable} -m tests.conformance.broken_drivers utf16-key-order"
-    completed = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "rescind",
-            "check",
-            "--no-model",
-            "--explore-steps",
-            "0",
-            "--impl",
-            command,
-            "--json",
-            "--select",
-            "canon.",
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    completed = run_rescind("check", *WIRE_ONLY, "--impl", command, "--json", "--select", "canon.")
     assert completed.returncode == 1, completed.stderr
     report = json.loads(completed.stdout)
     failed = {check["id"] for check in report["checks"] if check["status"] == "fail"}

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 from xml.etree import ElementTree
 
 from rescind.cli import main
+from tests.cli_process import WIRE_ONLY, run_rescind
 
 REFERENCE_DRIVER = f"{sys.executable} -m rescind.conformance.driver"
 
@@ -23,25 +23,10 @@ def test_reference_passes_in_process(capsys) -> None:  # type: ignore[no-untyped
 def test_reference_driver_passes_over_the_pipe(tmp_path: Path) -> None:
     junit = tmp_path / "report.xml"
     markdown = tmp_path / "report.md"
-    completed = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "rescind",
-            "check",
-            "--no-model",
-            "--explore-steps",
-            "0",
-            "--impl",
-            REFERENCE_DRIVER,
-            "--junit",
-            str(junit),
-            "--markdown",
-            str(markdown),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
+    completed = run_rescind(
+        "check",
+        *WIRE_ONLY,
+        *("--impl", REFERENCE_DRIVER, "--junit", str(junit), "--markdown", str(markdown)),
     )
     assert completed.returncode == 0, completed.stdout + completed.stderr
     assert "PASS" in completed.stdout

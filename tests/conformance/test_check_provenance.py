@@ -10,20 +10,13 @@ from rescind.cli import main
 from rescind.conformance.report import run as reports
 from rescind.conformance.runner import RunReport
 from rescind.conformance.runner_check import Check, Outcome, Result
+from tests.conformance.check_doubles import passing_check
 
 FAST = ["check", "--no-model", "--explore-steps", "0"]
 
 
 def _check(check_id: str, provenance: str | None) -> Check:
-    return Check(
-        id=check_id,
-        tier="must",
-        rule="CJ-1",
-        capability="canonical",
-        source="t",
-        run=lambda _: Outcome("pass"),
-        provenance=provenance,
-    )
+    return passing_check(check_id, source="t", provenance=provenance)
 
 
 def test_counts_by_provenance_tally_each_status_under_its_kind() -> None:

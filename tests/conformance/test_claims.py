@@ -21,6 +21,7 @@ from rescind.conformance.report.claim import CLASSES, claim_of, class_capabiliti
 from rescind.conformance.report.merge import merge, plan_section
 from rescind.conformance.runner import run_checks
 from rescind.conformance.vectors.checks import vector_checks
+from tests.cli_process import run_rescind
 from tests.conformance.claim_drivers import CLAIM_DRIVERS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,23 +30,11 @@ FAST = ["--no-model", "--explore-steps", "10", "--seed", "0", "--example-db", "n
 
 def _check(driver: str, *extra: str, tmp: Path) -> tuple[int, list[str], dict[str, Any]]:
     report = tmp / f"{driver}.json"
-    completed = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "rescind",
-            "check",
-            *FAST,
-            "--impl",
-            f"{sys.executable} -m tests.conformance.claim_drivers {driver}",
-            "--json",
-            str(report),
-            *extra,
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=ROOT,
+    completed = run_rescind(
+        "check",
+        *FAST,
+        *("--impl", f"{sys.executable} -m tests.conformance.claim_drivers {driver}"),
+        *("--json", str(report), *extra),
     )
     lines = completed.stdout.splitlines()
     return completed.returncode, lines, json.loads(report.read_text(encoding="utf-8"))

@@ -18,6 +18,8 @@ from xml.etree import ElementTree
 from rescind.conformance.harness import SubprocessDriver
 from rescind.conformance.runner import run_checks
 from rescind.conformance.runner_check import Check, Outcome
+from tests.cli_process import WIRE_ONLY, run_rescind
+from tests.conformance.check_doubles import probe_check
 
 SLOW = """
 import json, sys, time
@@ -38,22 +40,13 @@ def _slow_driver(tmp_path: Path) -> str:
     return f"{sys.executable} {script}"
 
 
-def _probe(index: int, requests: int = 1) -> Check:
-    def run(driver):  # type: ignore[no-untyped-def]
-        for _ in range(requests):
-            driver.request("canonical.input", {"format": "json", "text": "{}"})
-        return Outcome("pass")
-
-    return Check(f"probe.{index}", "must", "CJ-1", "canonical", "probe", run)
-
-
 def test_the_runner_stops_sending_at_the_deadline(tmp_path: Path) -> None:
     command = _slow_driver(tmp_path)
     started = time.monotonic()
     # Each check asks four times (1.2 s per check, 24 s for all): the deadline cuts the run
     # after a few checks, one of them mid-way. Generous margins: the machine may be loaded.
     report = run_checks(
-        [_probe(i, requests=4) for i in range(20)],
+        [probe_check(i, requests=4) for i in range(20)],
         lambda: SubprocessDriver(command, timeout=10.0),
         deadline=6.0,
     )
@@ -70,7 +63,7 @@ def test_a_failure_outranks_the_deadline(tmp_path: Path) -> None:
     def failing(_):  # type: ignore[no-untyped-def]
         return Outcome("fail", "no")
 
-    checks = [Check("bad", "must", "CJ-1", "model", "probe", failing), *map(_probe, range(30))]
+    checks = [Check("bad", "must", "CJ-1", "model", "probe", failing), *map(probe_check, range(30))]
     report = run_checks(
         checks, lambda: SubprocessDriver(_slow_driver(tmp_path), timeout=10.0), deadline=1.0
     )
@@ -80,31 +73,12 @@ def test_a_failure_outranks_the_deadline(tmp_path: Path) -> None:
 def test_check_writes_every_report_and_exits_4(tmp_path: Path) -> None:
     out = {name: tmp_path / f"report.{name}" for name in ("json", "xml", "md", "html")}
     started = time.monotonic()
-    completed = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "rescind",
-            "check",
-            "--no-model",
-            "--explore-steps",
-            "0",
-            "--impl",
-            _slow_driver(tmp_path),
-            "--deadline",
-            "2",
-            "--json",
-            str(out["json"]),
-            "--junit",
-            str(out["xml"]),
-            "--markdown",
-            str(out["md"]),
-            "--html",
-            str(out["html"]),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
+    completed = run_rescind(
+        "check",
+        *WIRE_ONLY,
+        *("--impl", _slow_driver(tmp_path), "--deadline", "2"),
+        *("--json", str(out["json"]), "--junit", str(out["xml"])),
+        *("--markdown", str(out["md"]), "--html", str(out["html"])),
         timeout=60,
     )
     assert time.monotonic() - started < 20.0
@@ -154,8 +128,8 @@ def test_after_the_deadline_an_undeclared_capability_is_still_not_applicable() -
     from rescind.conformance.driver import handle
     from rescind.conformance.harness import InProcessDriver
 
-    undeclared = Check("other", "must", "CJ-1", "no-such-capability", "probe", _probe(0).run)
-    report = run_checks([_probe(0), undeclared], lambda: InProcessDriver(handle), deadline=0.0)
+    undeclared = Check("other", "must", "CJ-1", "no-such-capability", "probe", probe_check(0).run)
+    report = run_checks([probe_check(0), undeclared], lambda: InProcessDriver(handle), deadline=0.0)
     assert [r.outcome.status for r in report.results] == ["not-run", "not-applicable"]
 
 

@@ -5,7 +5,6 @@ apart with the vectors it cites."""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from collections.abc import Mapping
 from itertools import combinations
@@ -20,6 +19,7 @@ from rescind.conformance.driver import handle
 from rescind.conformance.harness import InProcessDriver
 from rescind.conformance.hazards import HAZARDS, LABELS, NOT_APPLICABLE
 from rescind.conformance.vectors.readings import Refused, Style, canonical_body
+from tests.cli_process import run_rescind
 from tests.conformance.broken_drivers import BROKEN
 
 TESTS = canonical_tests()
@@ -184,21 +184,7 @@ def test_cli_json_and_table(capsys: pytest.CaptureFixture[str]) -> None:
     ],
 )
 def test_cli_over_a_pipe(module: str, key_order: str) -> None:
-    completed = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "rescind",
-            "diagnose",
-            "--json",
-            "--impl",
-            f"{sys.executable} -m {module}",
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=Path(__file__).resolve().parents[2],
-    )
+    completed = run_rescind("diagnose", "--json", "--impl", f"{sys.executable} -m {module}")
     assert completed.returncode == 0, completed.stderr[-2000:]
     rows = {row["aspect"]: row for row in json.loads(completed.stdout)["readings"]}
     assert rows["key-order"]["reading"] == [key_order]

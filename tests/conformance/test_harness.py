@@ -10,7 +10,7 @@ import pytest
 
 from rescind.conformance.harness import HarnessFailure, SubprocessDriver
 from rescind.conformance.runner import run_checks
-from rescind.conformance.runner_check import Check, Outcome
+from tests.conformance.check_doubles import passing_check, probe_check
 
 PRELUDE = """
 import json, sys
@@ -84,28 +84,13 @@ def test_missing_command_is_a_harness_failure() -> None:
     assert caught.value.kind == "crashed"
 
 
-def _probe_check(index: int) -> Check:
-    def run(driver):  # type: ignore[no-untyped-def]
-        reply = driver.request("canonical.input", {"format": "json", "text": "{}"})
-        return Outcome("pass" if reply.kind == "ok" else "fail")
-
-    return Check(
-        id=f"probe.{index}",
-        tier="must",
-        rule="CJ-1",
-        capability="canonical",
-        source="probe",
-        run=run,
-    )
-
-
 def test_run_continues_after_a_crash_and_exits_2(tmp_path: Path) -> None:
     script = tmp_path / "flaky.py"
     script.write_text(
         PRELUDE + "    if count == 3:\n        sys.exit(1)\n    reply(request, ok={})\n"
     )
     report = run_checks(
-        [_probe_check(i) for i in range(6)],
+        [probe_check(i) for i in range(6)],
         lambda: SubprocessDriver([sys.executable, str(script)], timeout=2.0),
     )
     statuses = [result.outcome.status for result in report.results]
@@ -115,14 +100,7 @@ def test_run_continues_after_a_crash_and_exits_2(tmp_path: Path) -> None:
 
 
 def test_undeclared_capability_is_not_applicable(tmp_path: Path) -> None:
-    check = Check(
-        id="x",
-        tier="must",
-        rule="CJ-1",
-        capability="journal",
-        source="probe",
-        run=lambda d: Outcome("pass"),
-    )
+    check = passing_check("x", "journal")
     script = tmp_path / "ok.py"
     script.write_text(PRELUDE + "    reply(request, ok={})\n")
     report = run_checks(

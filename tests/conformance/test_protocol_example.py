@@ -7,9 +7,10 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
+
+from tests.cli_process import WIRE_ONLY, run_rescind
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "driver-protocol.md"
@@ -28,23 +29,7 @@ def test_the_quoted_loop_is_the_driver_s() -> None:
 def test_worked_example_passes(tmp_path: Path) -> None:
     driver = tmp_path / "driver.py"
     shutil.copy(DRIVER, driver)
-    completed = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "rescind",
-            "check",
-            "--no-model",
-            "--explore-steps",
-            "0",
-            "--json",
-            "--impl",
-            f"{sys.executable} {driver}",
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    completed = run_rescind("check", *WIRE_ONLY, "--json", "--impl", f"{sys.executable} {driver}")
     assert completed.returncode == 0, completed.stderr[-2000:]
     report = json.loads(completed.stdout)
     counts = report["counts"]

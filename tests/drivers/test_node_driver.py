@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from blake3 import blake3
 from rescind.conformance.diagnose import diagnose
 from rescind.conformance.harness import SubprocessDriver
 from rescind.conformance.vector_files import load_vector_files
+from tests.cli_process import WIRE_ONLY, run_rescind
 
 NODE = shutil.which("node")
 DRIVER_DIR = Path(__file__).resolve().parents[2] / "drivers" / "node"
@@ -45,23 +45,8 @@ def _vector_ids() -> tuple[set[str], set[str]]:
 
 def _check_report() -> dict[str, Any]:
     selection = [arg for topic in TOPICS for arg in ("--select", topic)]
-    completed = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "rescind",
-            "check",
-            "--no-model",
-            "--explore-steps",
-            "0",
-            "--json",
-            "--impl",
-            f"{NODE} {DRIVER_DIR / 'driver.mjs'}",
-            *selection,
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
+    completed = run_rescind(
+        "check", *WIRE_ONLY, "--json", "--impl", f"{NODE} {DRIVER_DIR / 'driver.mjs'}", *selection
     )
     assert completed.returncode == 0, completed.stderr[-2000:]
     report: dict[str, Any] = json.loads(completed.stdout)

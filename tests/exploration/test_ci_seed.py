@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 from rescind.conformance.explore.sharding import FIXED_SEED
+from tests.cli_process import run_rescind
 
 SEED = re.compile(r"^rescind: exploration seed (\d+) \(--seed \1 reproduces\)$", re.MULTILINE)
 
@@ -19,26 +18,12 @@ def _seed(scratch: Path, **extra: str) -> int:
     # A clean environment: no CI marker and no HYPOTHESIS_PROFILE unless given here.
     environment = {"PATH": os.environ.get("PATH", ""), "HOME": str(scratch), **extra}
     environment["RESCIND_CACHE_DIR"] = str(scratch / "cache")
-    completed = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "rescind",
-            "check",
-            "--select",
-            "explore.canonical-numbers",
-            "--explore-steps",
-            "1",
-            "--no-model",
-            "--example-db",
-            "none",
-            "--json",
-        ],
+    completed = run_rescind(
+        "check",
+        *("--select", "explore.canonical-numbers", "--explore-steps", "1", "--no-model"),
+        *("--example-db", "none", "--json"),
         cwd=scratch,
         env=environment,
-        capture_output=True,
-        text=True,
-        check=False,
     )
     assert completed.returncode == 0, completed.stderr[-2000:]
     found = SEED.findall(completed.stderr)

@@ -19,6 +19,7 @@ from rescind.conformance.harness import Driver, InProcessDriver
 from rescind.conformance.interpreters.host_scenario import run_host_scenario
 from rescind.conformance.runner import run_checks
 from rescind.conformance.runner_check import Check, Outcome
+from tests.conformance.check_doubles import passing_check
 
 RUN_SEEDS = range(200)
 """Run seeds, as ``rescind check --seed N`` derives each area's seed from them."""
@@ -70,14 +71,7 @@ def test_an_exception_in_rescind_own_check_code_still_ends_with_a_report() -> No
 
     checks = [
         Check(id="a", tier="must", rule="CJ-1", capability="model", source="probe", run=broken),
-        Check(
-            id="b",
-            tier="must",
-            rule="CJ-1",
-            capability="model",
-            source="probe",
-            run=lambda _: Outcome("pass"),
-        ),
+        passing_check("b", "model"),
     ]
     report = run_checks(checks, lambda: InProcessDriver(handle))
     assert [result.outcome.status for result in report.results] == ["error", "pass"]

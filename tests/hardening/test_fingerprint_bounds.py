@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -81,26 +82,26 @@ def test_the_cap_must_be_a_positive_byte_count(
 # --- the low-memory inspection answers as the full one -----------------------------------
 
 
-def _answer(data: bytes) -> tuple[Any, ...]:
-    try:
-        report: Inspection = inspect(data, PayloadFormat.JSON)
-    except RescindError as error:
-        return ("error", error.code, dict(error.details))
-    informative = report.informative
-    if isinstance(informative, RescindError):
-        informative = ("error", informative.code, dict(informative.details))
-    return (report.format, report.canonical_body, report.digests, report.hazards, informative)
+def _answered_by(
+    inspector: Callable[[bytes, PayloadFormat], Inspection],
+) -> Callable[[bytes], tuple[Any, ...]]:
+    """What ``inspector`` answers for JSON ``data``, errors included, as comparable values."""
+
+    def answer(data: bytes) -> tuple[Any, ...]:
+        try:
+            report = inspector(data, PayloadFormat.JSON)
+        except RescindError as error:
+            return ("error", error.code, dict(error.details))
+        informative = report.informative
+        if isinstance(informative, RescindError):
+            informative = ("error", informative.code, dict(informative.details))
+        return (report.format, report.canonical_body, report.digests, report.hazards, informative)
+
+    return answer
 
 
-def _fast_answer(data: bytes) -> tuple[Any, ...]:
-    try:
-        report = inspect_fast(data, PayloadFormat.JSON)
-    except RescindError as error:
-        return ("error", error.code, dict(error.details))
-    informative = report.informative
-    if isinstance(informative, RescindError):
-        informative = ("error", informative.code, dict(informative.details))
-    return (report.format, report.canonical_body, report.digests, report.hazards, informative)
+_answer = _answered_by(inspect)
+_fast_answer = _answered_by(inspect_fast)
 
 
 @_MANY

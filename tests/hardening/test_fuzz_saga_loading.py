@@ -11,6 +11,7 @@ import pytest
 
 from rescind.reference.saga.errors import SagaInvalidInput
 from rescind.reference.saga.loading import read_lineage, read_workflow
+from tests.saga.builders import compensable, source_file
 
 TASKS: list[dict[str, Any]] = [{"id": "create", "uses": "action:write"}]
 
@@ -39,20 +40,7 @@ def test_agent_tool_list_entries_are_checked() -> None:
 
 
 def test_compensation_input_with_an_integer_past_the_digit_limit() -> None:
-    document = {
-        "sourceRun": {
-            "runId": "src-1",
-            "state": "failed",
-            "policyApproval": "never",
-            "tasks": [
-                {
-                    "id": "first",
-                    "compensate": {"uses": "action:restore", "with": {"n": 10**5000}},
-                    "effects": [{"id": "e-first", "status": "succeeded"}],
-                },
-            ],
-        }
-    }
+    document = source_file(compensable("first", with_={"n": 10**5000}))
     with pytest.raises(SagaInvalidInput) as caught:
         read_lineage(document)
     assert caught.value.details["reason"] == "number out of range"

@@ -11,7 +11,7 @@ import pytest
 from rescind.conformance.driver import handle
 from rescind.conformance.harness import HarnessFailure, InProcessDriver
 from rescind.conformance.runner import run_checks
-from rescind.conformance.runner_check import Check, Outcome
+from tests.conformance.check_doubles import probe_check
 
 
 def _adapter(misbehaviour: str) -> Any:
@@ -39,21 +39,7 @@ def test_a_misbehaving_adapter_is_named(misbehaviour: str, kind: str) -> None:
 
 
 def test_the_runner_carries_on_past_a_raising_adapter() -> None:
-    def run(driver: Any) -> Outcome:
-        reply = driver.request("canonical.input", {"format": "json", "text": "{}"})
-        return Outcome("pass" if reply.kind == "ok" else "fail")
-
-    checks = [
-        Check(
-            id=f"probe.{i}",
-            tier="must",
-            rule="CJ-1",
-            capability="canonical",
-            source="probe",
-            run=run,
-        )
-        for i in range(3)
-    ]
+    checks = [probe_check(i) for i in range(3)]
     report = run_checks(checks, lambda: InProcessDriver(_adapter("raises")))
     assert [result.outcome.status for result in report.results] == ["error"] * 3
     assert report.exit_code() == 2

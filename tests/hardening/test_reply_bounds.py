@@ -17,7 +17,7 @@ import pytest
 from rescind.conformance.harness import HarnessFailure, SubprocessDriver
 from rescind.conformance.harness.limits import MAX_REPLY_DEPTH, MAX_REPLY_MEMBERS, reply_shape
 from rescind.conformance.runner import run_checks
-from rescind.conformance.runner_check import Check, Outcome
+from tests.conformance.check_doubles import probe_check
 
 DRIVER = """
 import json, sys
@@ -54,19 +54,11 @@ def test_two_million_members_is_refused_naming_the_request(tmp_path: Path) -> No
     assert elapsed < 10.0
 
 
-def _probe(index: int) -> Check:
-    def run(driver):  # type: ignore[no-untyped-def]
-        driver.request("canonical.input", {"format": "json", "text": "{}"})
-        return Outcome("pass")
-
-    return Check(f"probe.{index}", "must", "CJ-1", "canonical", "probe", run)
-
-
 def test_a_run_of_wide_replies_ends_quickly_with_a_report(tmp_path: Path) -> None:
     argv = _script(tmp_path)
     started = time.monotonic()
     report = run_checks(
-        [_probe(i) for i in range(40)], lambda: SubprocessDriver(argv, timeout=20.0)
+        [probe_check(i) for i in range(40)], lambda: SubprocessDriver(argv, timeout=20.0)
     )
     # Before the bound: about 2.4 s of decoding per reply, so 40 checks took well over 60 s.
     assert time.monotonic() - started < 40.0

@@ -37,12 +37,14 @@ def _start(tmp_path: Path, body: str, **options: float | int) -> SubprocessDrive
     return SubprocessDriver([sys.executable, str(script)], **options)  # type: ignore[arg-type]
 
 
-def _failure_of(driver: SubprocessDriver) -> str:
+def _failure(driver: SubprocessDriver) -> HarnessFailure:
+    """The failure the driver's first request raises; the driver is closed and not left
+    running."""
     with pytest.raises(HarnessFailure) as caught:
         driver.request(*PROBE)
     driver.close()
-    assert driver.process.poll() is not None  # never left running
-    return caught.value.kind
+    assert driver.process.poll() is not None
+    return caught.value
 
 
 def test_a_30_mb_reply_line_is_read_linearly(tmp_path: Path) -> None:
@@ -58,12 +60,12 @@ def test_a_30_mb_reply_line_is_read_linearly(tmp_path: Path) -> None:
 def test_a_reply_line_over_the_limit_is_reply_too_large(tmp_path: Path) -> None:
     body = "    reply(request, ok={'text': 'x' * 5000})"
     driver = _start(tmp_path, body, timeout=10.0, max_reply_bytes=4096)
-    assert _failure_of(driver) == "reply_too_large"
+    assert _failure(driver).kind == "reply_too_large"
 
 
 def test_the_default_limit_refuses_a_50_mb_line(tmp_path: Path) -> None:
     body = "    reply(request, ok={'text': 'x' * 50_000_000})"
-    assert _failure_of(_start(tmp_path, body, timeout=20.0)) == "reply_too_large"
+    assert _failure(_start(tmp_path, body, timeout=20.0)).kind == "reply_too_large"
 
 
 def test_a_line_that_never_ends_is_refused_once_past_the_limit(tmp_path: Path) -> None:
@@ -71,7 +73,7 @@ def test_a_line_that_never_ends_is_refused_once_past_the_limit(tmp_path: Path) -
     body = "    sys.stdout.write('[' + ' ' * 300_000); sys.stdout.flush(); time.sleep(60)"
     driver = _start(tmp_path, body, timeout=30.0, max_reply_bytes=100_000)
     started = time.monotonic()
-    assert _failure_of(driver) == "reply_too_large"
+    assert _failure(driver).kind == "reply_too_large"
     assert time.monotonic() - started < 20.0
 
 
@@ -96,34 +98,20 @@ def test_a_driver_flooding_stderr_is_drained(tmp_path: Path) -> None:
 
 def test_stderr_tail_is_kept_with_a_failure(tmp_path: Path) -> None:
     body = "    sys.stderr.write('about to fail\\n'); sys.stderr.flush(); sys.exit(3)"
-    driver = _start(tmp_path, body, timeout=5.0)
-    with pytest.raises(HarnessFailure) as caught:
-        driver.request(*PROBE)
-    assert caught.value.kind == "crashed"
-    assert "about to fail" in caught.value.stderr_tail
-    driver.close()
+    failure = _failure(_start(tmp_path, body, timeout=5.0))
+    assert failure.kind == "crashed"
+    assert "about to fail" in failure.stderr_tail
 
 
 def test_closing_stdout_but_running_on_is_named(tmp_path: Path) -> None:
     body = "    os.close(1); time.sleep(60)"
-    assert _failure_of(_start(tmp_path, body, timeout=10.0)) == "stdout_closed"
+    assert _failure(_start(tmp_path, body, timeout=10.0)).kind == "stdout_closed"
 
 
 def test_exiting_is_still_crashed_with_its_code(tmp_path: Path) -> None:
     body = "    os.close(1); sys.exit(4)"
-    driver = _start(tmp_path, body, timeout=10.0)
-    with pytest.raises(HarnessFailure) as caught:
-        driver.request(*PROBE)
-    assert caught.value.kind == "crashed"
-    assert "code 4" in caught.value.message
-    driver.close()
-
-
-def _failure(driver: SubprocessDriver) -> HarnessFailure:
-    with pytest.raises(HarnessFailure) as caught:
-        driver.request(*PROBE)
-    driver.close()
-    return caught.value
+    failure = _failure(_start(tmp_path, body, timeout=10.0))
+    assert failure.kind == "crashed" and "code 4" in failure.message
 
 
 def test_a_reply_nested_too_deeply_names_the_limit(tmp_path: Path) -> None:

@@ -3,12 +3,11 @@ points). ``python -m tests.report.reversed_keys_driver``; ``handle`` for in-proc
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 from typing import Any
 
-from rescind.conformance.driver import serve
 from tests.conformance.broken_drivers import _canonical_variant, _encoder
+from tests.conformance.driver_double import serve_with
 
 
 def handle(message: Mapping[str, Any]) -> dict[str, Any]:
@@ -20,7 +19,4 @@ def handle(message: Mapping[str, Any]) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    import rescind.conformance.driver as driver_module
-
-    driver_module.handle = handle  # type: ignore[assignment]
-    raise SystemExit(serve(sys.stdin, sys.stdout))
+    raise SystemExit(serve_with(handle))

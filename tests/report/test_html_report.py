@@ -20,8 +20,10 @@ import pytest
 
 from rescind.conformance.report import html as report_html
 from rescind.conformance.runner import RunReport
-from rescind.conformance.runner_check import Check, Outcome, Result
+from rescind.conformance.runner_check import Outcome, Result
 from rescind.tables.registry import LIFECYCLES
+from tests.cli_process import run_rescind
+from tests.conformance.check_doubles import passing_check
 from tests.report.html_page import COUNTS, Page, read
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -46,10 +48,7 @@ class Run:
 def run(tmp_path_factory: pytest.TempPathFactory) -> Run:
     directory = tmp_path_factory.mktemp("html")
     page = directory / "report.html"
-    command = [
-        sys.executable,
-        "-m",
-        "rescind",
+    arguments = [
         "check",
         "--impl",
         f"{sys.executable} -m tests.conformance.broken_drivers {BROKEN}",
@@ -68,9 +67,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Run:
         "--html",
         str(page),
     ]
-    done = subprocess.run(
-        command, cwd=ROOT, capture_output=True, text=True, timeout=600, check=False
-    )
+    done = run_rescind(*arguments, timeout=600)
     assert done.returncode == 1, done.stderr
     text = page.read_text(encoding="utf-8")
     return Run(json.loads(done.stdout), text, read(text))
@@ -185,23 +182,8 @@ def test_every_lifecycle_is_drawn_with_its_states_and_edges(run: Run) -> None:
 
 
 def _report(message: str, source: str, status: str = "fail") -> RunReport:
-    check = Check(
-        id="model.<b>x</b>",
-        tier="must",
-        rule="WJ-1",
-        capability="model",
-        source=source,
-        run=lambda _: Outcome("pass"),
-    )
-    na = Check(
-        id="v.na",
-        tier="must",
-        rule="CJ-1",
-        capability="canonical",
-        source="canonical-input",
-        run=lambda _: Outcome("pass"),
-        provenance="derived",
-    )
+    check = passing_check("model.<b>x</b>", "model", source, rule="WJ-1")
+    na = passing_check("v.na", "canonical", "canonical-input", provenance="derived")
     results = (
         Result(check, Outcome(status, message)),  # type: ignore[arg-type]
         Result(na, Outcome("not-applicable", "capability canonical not declared")),

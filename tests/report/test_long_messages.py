@@ -21,7 +21,8 @@ from rescind.conformance.harness.text import MAX_SHOWN
 from rescind.conformance.report import html as report_html
 from rescind.conformance.report import run as reports
 from rescind.conformance.runner import RunReport
-from rescind.conformance.runner_check import Check, Outcome, Result
+from rescind.conformance.runner_check import Outcome, Result
+from tests.conformance.check_doubles import passing_check
 
 LONG = "".join(f"{index:05d}-" for index in range(700))  # 4,200 characters, none repeated
 DIGEST = hashlib.sha256(LONG.encode()).hexdigest()[:12]
@@ -29,9 +30,7 @@ TAIL = LONG[-40:]
 
 
 def _report() -> RunReport:
-    check = Check(
-        "v.long", "must", "CJ-1", "canonical", "canonical-input", lambda _: Outcome("pass")
-    )
+    check = passing_check("v.long", source="canonical-input")
     return RunReport(
         "impl", "1", ("canonical",), (), (Result(check, Outcome("fail", LONG)),), (), 0.1
     )

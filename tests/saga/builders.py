@@ -68,3 +68,29 @@ def source(
 
 def one_task(*effects: Effect, task_id: str = "t", **run: object) -> Lineage:
     return source(SourceTask(task_id, compensate=UNDO, effects=effects), **run)
+
+
+def source_file(*tasks: dict[str, object], **members: object) -> dict[str, object]:
+    """A plan file (the JSON ``read_lineage`` reads) of a failed source run of ``src-1`` that
+    never asks approval; ``members`` adds top-level members such as ``selection``."""
+    run = {"runId": SOURCE, "state": "failed", "policyApproval": "never", "tasks": list(tasks)}
+    return {"sourceRun": run, **members}
+
+
+def compensable(
+    task_id: str,
+    effect_status: str = "succeeded",
+    *,
+    uses: str = "action:restore",
+    with_: dict[str, object] | None = None,
+) -> dict[str, object]:
+    """A plan-file task with one effect ``e-<task_id>``, compensated by ``uses`` (given
+    ``with_`` as its ``with``)."""
+    compensate: dict[str, object] = {"uses": uses}
+    if with_ is not None:
+        compensate["with"] = with_
+    return {
+        "id": task_id,
+        "compensate": compensate,
+        "effects": [{"id": f"e-{task_id}", "status": effect_status}],
+    }

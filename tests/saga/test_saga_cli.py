@@ -9,28 +9,13 @@ from typing import Any
 import pytest
 
 from rescind.cli import main
+from tests.saga.builders import compensable, source_file
 
-SOURCE = {
-    "sourceRun": {
-        "runId": "src-1",
-        "state": "failed",
-        "policyApproval": "never",
-        "tasks": [
-            {
-                "id": "first",
-                "compensate": {"uses": "action:restore"},
-                "effects": [{"id": "e-first", "status": "succeeded"}],
-            },
-            {
-                "id": "second",
-                "needs": ["first"],
-                "compensate": {"uses": "action:restore"},
-                "effects": [{"id": "e-second", "status": "uncertain"}],
-            },
-            {"id": "fail", "needs": ["second"], "state": "failed"},
-        ],
-    }
-}
+SOURCE = source_file(
+    compensable("first"),
+    {**compensable("second", "uncertain"), "needs": ["first"]},
+    {"id": "fail", "needs": ["second"], "state": "failed"},
+)
 BINDINGS = {
     "bindings": [
         {"name": "reserve", "compensate": "release", "produces": ["r"]},

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rescind.reference.saga.effects import EffectClass, effect_identity, open_effect
+from rescind.reference.saga.effects import Effect, EffectClass, effect_identity, open_effect
 from rescind.reference.saga.errors import (
     ContradictoryReconciliation,
     IllegalTransition,
@@ -53,17 +53,22 @@ def record(
     return reconcile(overlay, reg, effect_id=effect_id, status=status, **fields)  # type: ignore[arg-type]
 
 
+def _opened(*, approval_required: bool) -> Effect:
+    """A first-attempt workspace ``write`` effect of task ``t`` in run ``r``."""
+    return open_effect(
+        run_id="r",
+        task_id="t",
+        attempt=1,
+        operation="write",
+        input_digest="d",
+        effect_class=EffectClass.WORKSPACE,
+        approval_required=approval_required,
+    )
+
+
 class TestEffectStatus:
     def test_success_confirms_and_others_do_not(self) -> None:
-        started = open_effect(
-            run_id="r",
-            task_id="t",
-            attempt=1,
-            operation="write",
-            input_digest="d",
-            effect_class=EffectClass.WORKSPACE,
-            approval_required=False,
-        ).advance("dispatch")
+        started = _opened(approval_required=False).advance("dispatch")
         assert started.status is S.STARTED and not started.confirmed
         assert started.advance("succeed").confirmed
         assert not started.advance("fail").confirmed
@@ -71,15 +76,7 @@ class TestEffectStatus:
         assert lost.status is S.UNCERTAIN and not lost.confirmed
 
     def test_approval_path(self) -> None:
-        waiting = open_effect(
-            run_id="r",
-            task_id="t",
-            attempt=1,
-            operation="write",
-            input_digest="d",
-            effect_class=EffectClass.WORKSPACE,
-            approval_required=True,
-        )
+        waiting = _opened(approval_required=True)
         assert waiting.status is S.WAITING_FOR_APPROVAL
         assert waiting.advance("approve").status is S.REQUESTED
         assert waiting.advance("reject").status is S.CANCELLED

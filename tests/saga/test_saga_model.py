@@ -9,7 +9,6 @@ import re
 import attrs
 import z3
 
-from rescind.model.core.proof_check import CheckResult
 from rescind.model.saga import planning as saga_planning
 from rescind.model.saga import proofs as saga
 from rescind.tables.saga import (
@@ -34,18 +33,9 @@ from rescind.tables.saga import (
     Transition,
     WorkItemStatus,
 )
+from tests.saga.proof_results import violated
 
 C = CaseStatus
-
-
-def violated(result: CheckResult, *fragments: str) -> None:
-    assert result.status == "violated", result
-    assert result.counterexample and all(
-        re.match(rf"{index}\. ", line) for index, line in enumerate(result.counterexample, 1)
-    )
-    text = "\n".join(result.counterexample)
-    for fragment in fragments:
-        assert fragment in text, text
 
 
 def with_rows(table: object, *rows: Transition[object], **changes: object) -> object:

@@ -23,7 +23,7 @@ from rescind.reference.saga.workflow import (
 )
 from rescind.tables.saga import EffectStatus, ReconciliationStatus, RunState
 
-from .builders import UNDO, ag_s1, effect, one_task, source
+from .builders import UNDO, ag_s1, compensable, effect, one_task, source, source_file
 
 S = EffectStatus
 
@@ -382,21 +382,7 @@ def test_block_rules_are_the_upstream_names() -> None:
 def test_sg82_a_plan_file_may_repeat_a_selected_task() -> None:
     from rescind.reference.saga.loading import read_lineage
 
-    document = {
-        "sourceRun": {
-            "runId": "src-1",
-            "state": "failed",
-            "policyApproval": "never",
-            "tasks": [
-                {
-                    "id": "first",
-                    "compensate": {"uses": "action:write"},
-                    "effects": [{"id": "e-1", "status": "succeeded"}],
-                }
-            ],
-        },
-        "selection": ["first", "first"],
-    }
+    document = source_file(compensable("first", uses="action:write"), selection=["first", "first"])
     lineage, selection = read_lineage(document)
     assert selection == ("first", "first")
     result = plan_compensation(lineage, selection)[1]

@@ -4,7 +4,6 @@ runs them only for the built-in reference."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -19,6 +18,7 @@ from rescind.model.core.proof_check import CheckResult
 from rescind.reference.saga.lineage import Lineage
 from rescind.reference.saga.order import reverse_compiled_order
 from rescind.reference.saga.planner import CompensationPlan, PlanEntry, plan_compensation
+from tests.saga.proof_results import violated
 
 Graph = Mapping[str, tuple[str, ...]]
 IDS = {
@@ -26,16 +26,6 @@ IDS = {
     "refinement.saga.order-reverse-compiled": "SG-78",
     "refinement.saga.order-any-linear-extension": "SG-102",
 }
-
-
-def violated(result: CheckResult, *fragments: str) -> None:
-    assert result.status == "violated", result
-    assert result.counterexample and all(
-        re.match(rf"{index}\. ", line) for index, line in enumerate(result.counterexample, 1)
-    )
-    text = "\n".join(result.counterexample)
-    for fragment in fragments:
-        assert fragment in text, text
 
 
 def test_the_reference_refines_every_rule() -> None:

@@ -177,48 +177,43 @@ def _registry() -> EffectRegistry:
     )
 
 
-def test_reconciliation_checks_fields_before_the_effect() -> None:
-    with pytest.raises(ReconciliationFieldMissing):
-        reconcile(
-            Overlay(),
-            _registry(),
-            effect_id="ghost",
-            status=ReconciliationStatus.APPLIED,
-            actor=" ",
-            reason="r",
-            result_json="{}",
-        )
-    with pytest.raises(ReconciliationFieldMissing):
-        reconcile(
-            Overlay(),
-            _registry(),
-            effect_id="u",
-            status=ReconciliationStatus.COMPENSATED,  # also inadmissible on an uncertain effect
-            actor="op",
-            reason="r",
-        )
-    with pytest.raises(UnknownEffect):
-        reconcile(
-            Overlay(),
-            _registry(),
-            effect_id="ghost",
-            status=ReconciliationStatus.NOT_APPLIED,
-            actor="op",
-            reason="r",
-        )
+def _reconcile_fresh(effect_id: str, status: ReconciliationStatus, **fields: str) -> None:
+    """Reconcile on a fresh overlay of ``_registry()``, by operator ``op`` for reason ``r``
+    unless ``fields`` says otherwise."""
+    reconcile(
+        Overlay(),
+        _registry(),
+        effect_id=effect_id,
+        status=status,
+        **{"actor": "op", "reason": "r", **fields},
+    )
+
+
+@pytest.mark.parametrize(
+    ("effect_id", "status", "fields", "error"),
+    [
+        (
+            "ghost",
+            ReconciliationStatus.APPLIED,
+            {"actor": " ", "result_json": "{}"},
+            ReconciliationFieldMissing,
+        ),
+        # COMPENSATED is also inadmissible on an uncertain effect: the field check comes first.
+        ("u", ReconciliationStatus.COMPENSATED, {}, ReconciliationFieldMissing),
+        ("ghost", ReconciliationStatus.NOT_APPLIED, {}, UnknownEffect),
+    ],
+)
+def test_reconciliation_checks_fields_before_the_effect(
+    effect_id: str, status: ReconciliationStatus, fields: dict[str, str], error: type[Exception]
+) -> None:
+    with pytest.raises(error):
+        _reconcile_fresh(effect_id, status, **fields)
 
 
 def test_a_named_compensation_effect_is_checked_whatever_the_status() -> None:
     with pytest.raises(UnrelatedCompensationEffect):
-        reconcile(
-            Overlay(),
-            _registry(),
-            effect_id="u",
-            status=ReconciliationStatus.APPLIED,
-            actor="op",
-            reason="r",
-            result_json="{}",
-            compensation_effect_id="other",
+        _reconcile_fresh(
+            "u", ReconciliationStatus.APPLIED, result_json="{}", compensation_effect_id="other"
         )
 
 

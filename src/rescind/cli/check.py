@@ -344,15 +344,10 @@ def _ends(began: float, done: int, total: int, deadline: float | None) -> str:
 
 
 def _write_outputs(result: RunReport, args: argparse.Namespace) -> None:
-    from rescind.conformance.report import html as report_html
     from rescind.conformance.report import run as reports
+    from rescind.conformance.report.files import write_files
 
-    if args.junit:
-        reports.write_junit(result, args.junit)
-    if args.markdown:
-        args.markdown.write_text(reports.to_markdown(result), encoding="utf-8")
-    if args.html:
-        report_html.write_html(result, args.html)
+    write_files(result, junit=args.junit, markdown=args.markdown, html=args.html)
     if args.expect_fail is not None:
         fresh = args.expect_fail.with_name(args.expect_fail.name + ".new")
         fresh.write_text(reports.expected_failures_text(result), encoding="utf-8")

@@ -11,9 +11,9 @@ from typing import Any
 from rescind.cli import UsageError
 from rescind.cli._options import CLAIM_CLASSES
 from rescind.conformance.harness.text import visible
-from rescind.conformance.report import html as report_html
 from rescind.conformance.report import run as reports
 from rescind.conformance.report.claim import claim_of, headline, held
+from rescind.conformance.report.files import write_files
 from rescind.conformance.report.merge import merge
 
 
@@ -125,12 +125,7 @@ def run_merge(args: argparse.Namespace) -> int:
     text = json.dumps(document, indent=2) + "\n"
     if args.json:
         args.json.write_text(text, encoding="utf-8")
-    if args.junit:
-        reports.write_junit(result, args.junit)
-    if args.markdown:
-        args.markdown.write_text(reports.to_markdown(result), encoding="utf-8")
-    if args.html:
-        report_html.write_html(result, args.html)
+    write_files(result, junit=args.junit, markdown=args.markdown, html=args.html)
     if not (args.json or args.junit or args.markdown or args.html):
         print(text, end="")
     counts = ", ".join(f"{count} {status}" for status, count in sorted(result.counts().items()))
