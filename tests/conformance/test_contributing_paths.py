@@ -255,3 +255,20 @@ def test_a_stated_result_the_reference_contradicts_is_refused(tmp_path: Path) ->
     assert problems == [
         "row scratch.plan.uppercase-id states result valid, the reference computes invalid"
     ]
+
+
+def test_a_row_its_operation_cannot_read_is_refused(tmp_path: Path) -> None:
+    text = SCRATCH_TABLE.replace('input = { steps = [["Deploy", "ship = true"]] }', "input = {}")
+    suite = scratch_suite(write_scratch_table(tmp_path, text))
+    assert vectortool.export(tmp_path / "vectors", suite=suite) == [
+        f"{SCRATCH}.toml row scratch.plan.uppercase-id: its input is not a request of the"
+        " topic's operation (BadRequest)"
+    ]
+
+
+def test_a_flag_without_a_note_is_refused(tmp_path: Path) -> None:
+    text = SCRATCH_TABLE.replace('flags = ["StepIdGrammar"]', 'flags = ["Unexplained"]')
+    suite = scratch_suite(write_scratch_table(tmp_path, text))
+    assert vectortool.export(tmp_path / "vectors", suite=suite) == [
+        f"{SCRATCH}: flags without a note: ['Unexplained']"
+    ]

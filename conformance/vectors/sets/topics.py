@@ -15,7 +15,7 @@ from typing import Any
 import attrs
 
 from rescind.conformance import cases
-from rescind.conformance.cases import CaseRow, CaseTable
+from rescind.conformance.cases import CaseRow, CaseTable, Family
 from rescind.conformance.ops import registry as operations
 from rescind.conformance.vectors.format import Flag, VectorFile, VectorGroup, VectorTest
 from rescind.conformance.vectors.sets import (
@@ -109,29 +109,45 @@ def tabled(
     notes: Sequence[Flag] = (),
     test_schema: Mapping[str, Any] | None = None,
     table: Callable[[], CaseTable] | None = None,
+    families: Mapping[str, Family] | None = None,
 ) -> Topic:
     """A topic that is its case table (default: ``conformance/cases/<name>.toml``) and nothing
     else: each row's expectation is what the reference answers to the operation the binding
     routes it to (``ops.registry.expected``, the answer the reference driver gives), and a
     row's stated ``result`` must agree with it. ``notes`` explain the flags the rows use;
-    ``test_schema`` may give the ``input`` and ``expected`` shapes."""
+    ``test_schema`` may give the ``input`` and ``expected`` shapes; ``families`` generate
+    the rows a table names by ``family = "<name>"``; ``table`` reads another table (a
+    scratch copy) instead of the shipped one."""
 
     def build() -> VectorFile:
-        source = cases.load(name) if table is None else table()
+        source = cases.load(name, families) if table is None else table()
         if source.topic != name:
             raise cases.CaseTableError(f"topic {name} is given the table of {source.topic}")
         groups = []
         for group in source.groups:
-            route = binding.route(group.name)
-            tests = tuple(_answered(row, route) for row in group.rows)
+            try:
+                route = binding.route(group.name)
+            except ValueError:
+                raise cases.CaseTableError(
+                    f"{name}.toml group {group.name}: the topic's binding routes no operation"
+                ) from None
+            tests = tuple(_answered(name, row, route) for row in group.rows)
             groups.append(VectorGroup(group.name, tests, dict(group.extra.get("attributes", {}))))
         return VectorFile(name, tuple(header), tuple(notes), tuple(groups), dict(test_schema or {}))
 
     return Topic(name, build, binding)
 
 
-def _answered(row: CaseRow, route: Route) -> VectorTest:
-    expected = operations.expected(route.operation_for(row.input), row.input)
+def _answered(topic: str, row: CaseRow, route: Route) -> VectorTest:
+    try:
+        operation = route.operation_for(row.input)
+        expected = operations.expected(operation, row.input)
+    except (LookupError, operations.BadRequest) as error:
+        # a row whose input the operation cannot read would expect bad_request: never a vector
+        raise cases.CaseTableError(
+            f"{topic}.toml row {row.id}: its input is not a request of the topic's operation"
+            f" ({type(error).__name__})"
+        ) from None
     computed = "invalid" if "error" in expected else "valid"
     return VectorTest(
         row.id,
