@@ -7,11 +7,16 @@ from __future__ import annotations
 import importlib.resources
 import json
 from collections.abc import Iterator
+from importlib.resources.abc import Traversable
+from pathlib import Path
 from typing import Any
 
 
-def load_vector_files() -> Iterator[dict[str, Any]]:
-    root = importlib.resources.files("rescind.vectors")
+def load_vector_files(directory: Path | None = None) -> Iterator[dict[str, Any]]:
+    """The vector files of ``directory`` (default: the published ones)."""
+    root: Traversable = (
+        importlib.resources.files("rescind.vectors") if directory is None else directory
+    )
     for entry in sorted(root.iterdir(), key=lambda item: item.name):
         if entry.name.endswith(".json") and entry.name != "registry.json":
             yield json.loads(entry.read_text(encoding="utf-8"))

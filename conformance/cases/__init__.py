@@ -46,6 +46,7 @@ import json
 import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -154,6 +155,16 @@ def parse_table(topic: str, text: str, families: Mapping[str, Family] | None = N
 def load(topic: str, families: Mapping[str, Family] | None = None) -> CaseTable:
     """The case table of ``topic`` shipped with this package."""
     return parse_table(topic, read_table_text(topic), families)
+
+
+def load_file(path: Path, families: Mapping[str, Family] | None = None) -> CaseTable:
+    """A case table read from ``path`` (its topic is the file's stem), e.g. a copy being
+    edited outside the package."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise CaseTableError(f"{path.name} cannot be read ({type(error).__name__})") from None
+    return parse_table(path.stem, text, families)
 
 
 def _group(

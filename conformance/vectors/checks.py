@@ -14,7 +14,7 @@ part: unanswered /path (reason), ...``, and a comparison listing them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -131,11 +131,12 @@ def operation_of(group: Mapping[str, Any], test: Mapping[str, Any]) -> str:
     return operation
 
 
-def vector_checks() -> list[Check]:
-    """One check per vector (and per informative f64 expectation), built from the files alone:
-    each group names its capability and operation (``vectortool.self_describing``)."""
+def vector_checks(documents: Iterable[Mapping[str, Any]] | None = None) -> list[Check]:
+    """One check per vector (and per informative f64 expectation), built from the files alone
+    (default: the published ones): each group names its capability and operation
+    (``vectortool.self_describing``)."""
     checks: list[Check] = []
-    for document in load_vector_files():
+    for document in load_vector_files() if documents is None else documents:
         for group in document["testGroups"]:
             for test in group["tests"]:
                 checks.append(

@@ -25,8 +25,9 @@ from rescind.conformance.provenance import KINDS
 from rescind.conformance.vectors import observation
 from rescind.conformance.vectors.format import PROFILES, RESULTS, VectorFile, VectorTest, render
 from rescind.conformance.vectors.observation import Observation
-from rescind.conformance.vectors.retired import Retirement, live_id, retired_by_id
-from rescind.conformance.vectors.sets.topics import binding_of, discover
+from rescind.conformance.vectors.retired import Retirement, live_id
+from rescind.conformance.vectors.sets.topics import Binding, binding_of, discover
+from rescind.conformance.vectors.suite import Suite, shipped
 
 REGISTRY_NAME = "registry.json"
 
@@ -151,36 +152,53 @@ def file_schema(vector_file: VectorFile) -> dict[str, Any]:
     }
 
 
+def _suite(suite: Suite | None, observations: Sequence[Observation] | None) -> Suite:
+    """``suite`` (default: the shipped one), with ``observations`` when they are given."""
+    if suite is None:
+        return shipped(observations)
+    if observations is None:
+        return suite
+    return Suite(suite.topics, suite.retired, tuple(observations), suite.spec)
+
+
 def observed_files(
-    observations: Sequence[Observation] | None = None,
+    observations: Sequence[Observation] | None = None, suite: Suite | None = None
 ) -> tuple[list[VectorFile], list[str]]:
-    """Every topic's vectors with provenance derived from the observation files (default:
-    the package's, ``rescind.conformance.vectors.observation``), and the problems that forbid
-    exporting them (an upstream difference not listed as a finding, ...)."""
-    chosen = observation.load() if observations is None else observations
-    return observation.derive(discover(), chosen)
+    """Every topic's vectors (default: the shipped suite's) with provenance derived from the
+    observation files (default: the package's, ``rescind.conformance.vectors.observation``),
+    and the problems that forbid exporting them (an upstream difference not listed as a
+    finding, ...)."""
+    chosen = _suite(suite, observations)
+    return observation.derive(discover(chosen.topics), chosen.observed())
 
 
-def generate(files: Iterable[VectorFile] | None = None) -> dict[str, str]:
-    """Every generated file, by path relative to the vectors directory (registry excluded)."""
+def generate(
+    files: Iterable[VectorFile] | None = None, suite: Suite | None = None
+) -> dict[str, str]:
+    """Every generated file, by path relative to the vectors directory (registry excluded);
+    ``suite`` (default: the shipped one) declares each file's topic."""
+    chosen = _suite(suite, None)
     if files is None:
-        files, problems = observed_files()
+        files, problems = observed_files(suite=chosen)
         if problems:
             raise ValueError("; ".join(problems))
     out: dict[str, str] = {}
     for vector_file in files:
-        out[f"{vector_file.topic}.json"] = render(self_describing(vector_file.to_json()))
+        binding = chosen.binding_of(vector_file.topic)
+        out[f"{vector_file.topic}.json"] = render(self_describing(vector_file.to_json(), binding))
         out[vector_file.schema_name] = render(file_schema(vector_file))
     return out
 
 
-def self_describing(document: Mapping[str, Any]) -> dict[str, Any]:
+def self_describing(document: Mapping[str, Any], binding: Binding | None = None) -> dict[str, Any]:
     """``document`` with what a runner needs to send its tests, so that a runner in another
     language needs no copy of the topic declarations (``sets.topics.TOPICS``): the header
     lists the informative keys (never compared), and each test group names its
     ``capability`` and its operation, either ``operation`` (every test of the group) or
-    ``operationFromInput`` (each test's operation is ``<capability>.<input[key]>``)."""
-    binding = binding_of(document["topic"])
+    ``operationFromInput`` (each test's operation is ``<capability>.<input[key]>``).
+    ``binding``: the topic's (default: its declaration in ``TOPICS``)."""
+    if binding is None:
+        binding = binding_of(document["topic"])
     head = {key: value for key, value in document.items() if key != "testGroups"}
     head["informativeKeys"] = sorted(INFORMATIVE_KEYS)
     head["detailsCompared"] = DETAILS_COMPARED
@@ -299,18 +317,36 @@ def render_registry(
     )
 
 
-def export(directory: Path, observations: Sequence[Observation] | None = None) -> list[str]:
-    """Write all files; returns the problems that made it refuse (nothing written then)."""
-    files, problems = observed_files(observations)
+def _rule_problems(suite: Suite, tests: Mapping[str, tuple[str, dict[str, Any]]]) -> list[str]:
+    return suite.rule_problems({test_id: test["rule"] for test_id, (_, test) in tests.items()})
+
+
+def export(
+    directory: Path,
+    observations: Sequence[Observation] | None = None,
+    suite: Suite | None = None,
+) -> list[str]:
+    """Write all files of ``suite`` (default: the shipped one); returns the problems that
+    made it refuse (nothing written then)."""
+    chosen = _suite(suite, observations)
+    try:
+        files, problems = observed_files(suite=chosen)
+        if problems:
+            return problems
+        generated = generate(files, chosen)
+        tests = _tests_by_id(generated)
+    except ValueError as refused:
+        # a table or a topic the builders refuse (a case table's row, a flag without a
+        # note, an id used twice): a sentence naming the file and the row
+        return [str(refused)]
+    problems = _rule_problems(chosen, tests)
     if problems:
         return problems
-    generated = generate(files)
-    tests = _tests_by_id(generated)
     try:
         registry = _load_registry(directory)
     except RegistryUnreadable as error:
         return [str(error)]
-    retired = retired_by_id()
+    retired = dict(chosen.retired)
     problems = registry_problems(registry, tests, retired)
     problems.extend(retired_section_problems(_load_retired(directory), retired))
     problems[:0] = target_problems(directory, [*generated, REGISTRY_NAME])
@@ -354,11 +390,20 @@ def _write_no_follow(path: Path, text: str) -> None:
         handle.write(text)
 
 
-def check(directory: Path, observations: Sequence[Observation] | None = None) -> list[str]:
-    """Freshness, schema validity, unique ids and registry consistency of ``directory``, and
-    no upstream difference that is not a named finding."""
-    files, problems = observed_files(observations)
-    generated = generate(files)
+def check(
+    directory: Path,
+    observations: Sequence[Observation] | None = None,
+    suite: Suite | None = None,
+) -> list[str]:
+    """Freshness, schema validity, unique ids, cited rules and registry consistency of
+    ``directory`` against ``suite`` (default: the shipped one), and no upstream difference
+    that is not a named finding."""
+    chosen = _suite(suite, observations)
+    try:
+        files, problems = observed_files(suite=chosen)
+        generated = generate(files, chosen)
+    except ValueError as refused:
+        return [str(refused)]
     for path, text in sorted(generated.items()):
         target = directory / path
         if not target.exists():
@@ -386,11 +431,12 @@ def check(directory: Path, observations: Sequence[Observation] | None = None) ->
         tests = _tests_by_id(generated)
     except ValueError as exc:
         return [*problems, str(exc)]
+    problems.extend(_rule_problems(chosen, tests))
     try:
         registry = _load_registry(directory)
     except RegistryUnreadable as error:
         return [*problems, str(error)]
-    retired = retired_by_id()
+    retired = dict(chosen.retired)
     problems.extend(registry_problems(registry, tests, retired))
     recorded = _load_retired(directory)
     problems.extend(retired_section_problems(recorded, retired))

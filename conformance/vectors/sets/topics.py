@@ -3,15 +3,21 @@ binding, how a driver is asked the tests of each group (the export writes it int
 of the published file: ``capability`` and ``operation`` or ``operationFromInput``, so a runner
 in any language reads it from the file). ``discover`` builds the topics in export order.
 
-To add a topic, add one ``Topic`` below (CONTRIBUTING.md, "Adding a topic")."""
+To add a topic, add one ``Topic`` below (CONTRIBUTING.md, "Adding a topic"). A topic whose
+cases are all rows of its table needs no module of its own: ``tabled`` builds it, each
+expectation being the reference's answer to the operation its binding routes the row to."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import attrs
 
-from rescind.conformance.vectors.format import VectorFile
+from rescind.conformance import cases
+from rescind.conformance.cases import CaseRow, CaseTable, Family
+from rescind.conformance.ops import registry as operations
+from rescind.conformance.vectors.format import Flag, VectorFile, VectorGroup, VectorTest
 from rescind.conformance.vectors.sets import (
     authorizer_traces,
     canonical_input,
@@ -51,6 +57,14 @@ class Route:
             raise ValueError(f"a route of capability {self.capability} names no operation")
         return {"capability": self.capability, "operation": self.operation}
 
+    def operation_for(self, case_input: Mapping[str, Any]) -> str:
+        """The operation a test of this route with ``case_input`` is sent as."""
+        if self.from_input is not None:
+            return f"{self.capability}.{case_input[self.from_input]}"
+        if self.operation is None:
+            raise ValueError(f"a route of capability {self.capability} names no operation")
+        return self.operation
+
 
 @attrs.frozen
 class Binding:
@@ -86,6 +100,65 @@ class Topic:
     name: str
     build: Callable[[], VectorFile]
     binding: Binding
+
+
+def tabled(
+    name: str,
+    binding: Binding,
+    header: Sequence[str],
+    notes: Sequence[Flag] = (),
+    test_schema: Mapping[str, Any] | None = None,
+    table: Callable[[], CaseTable] | None = None,
+    families: Mapping[str, Family] | None = None,
+) -> Topic:
+    """A topic that is its case table (default: ``conformance/cases/<name>.toml``) and nothing
+    else: each row's expectation is what the reference answers to the operation the binding
+    routes it to (``ops.registry.expected``, the answer the reference driver gives), and a
+    row's stated ``result`` must agree with it. ``notes`` explain the flags the rows use;
+    ``test_schema`` may give the ``input`` and ``expected`` shapes; ``families`` generate
+    the rows a table names by ``family = "<name>"``; ``table`` reads another table (a
+    scratch copy) instead of the shipped one."""
+
+    def build() -> VectorFile:
+        source = cases.load(name, families) if table is None else table()
+        if source.topic != name:
+            raise cases.CaseTableError(f"topic {name} is given the table of {source.topic}")
+        groups = []
+        for group in source.groups:
+            try:
+                route = binding.route(group.name)
+            except ValueError:
+                raise cases.CaseTableError(
+                    f"{name}.toml group {group.name}: the topic's binding routes no operation"
+                ) from None
+            tests = tuple(_answered(name, row, route) for row in group.rows)
+            groups.append(VectorGroup(group.name, tests, dict(group.extra.get("attributes", {}))))
+        return VectorFile(name, tuple(header), tuple(notes), tuple(groups), dict(test_schema or {}))
+
+    return Topic(name, build, binding)
+
+
+def _answered(topic: str, row: CaseRow, route: Route) -> VectorTest:
+    try:
+        operation = route.operation_for(row.input)
+        expected = operations.expected(operation, row.input)
+    except (LookupError, operations.BadRequest) as error:
+        # a row whose input the operation cannot read would expect bad_request: never a vector
+        raise cases.CaseTableError(
+            f"{topic}.toml row {row.id}: its input is not a request of the topic's operation"
+            f" ({type(error).__name__})"
+        ) from None
+    computed = "invalid" if "error" in expected else "valid"
+    return VectorTest(
+        row.id,
+        row.rule,
+        row.comment,
+        dict(row.input),
+        expected,
+        cases.intended(row, computed),
+        row.flags,
+        provenance=row.provenance,
+    )
 
 
 _SAGA_STEPS = ("reconcile", "case", "work-item")
@@ -200,12 +273,13 @@ def binding_of(topic: str) -> Binding:
     return _BY_NAME[topic].binding
 
 
-def discover() -> list[VectorFile]:
-    """Build every topic, sorted by topic name (the export order)."""
-    if len(_BY_NAME) != len(TOPICS):
+def discover(topics: Sequence[Topic] = TOPICS) -> list[VectorFile]:
+    """Build every topic (default: every declared one), sorted by topic name (the export
+    order)."""
+    if len({topic.name for topic in topics}) != len(topics):
         raise ValueError("two topics are declared with one name")
     files = []
-    for topic in TOPICS:
+    for topic in topics:
         vector_file = topic.build()
         if vector_file.topic != topic.name:
             raise ValueError(f"topic {topic.name} builds a file of topic {vector_file.topic}")
