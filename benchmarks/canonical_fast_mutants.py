@@ -84,7 +84,7 @@ def corpus(count: int) -> list[bytes]:
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
 
-    from tests.canonical_fast import test_differential as generators
+    from benchmarks.hardening import canonical_texts as generators
 
     texts: list[bytes] = []
 

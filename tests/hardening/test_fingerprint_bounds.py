@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from benchmarks.hardening.canonical_texts import payload_bytes
 from rescind.cli import main
 from rescind.cli.fingerprint import DEFAULT_MAX_INPUT_BYTES
 from rescind.reference import inspect_fast as fast_module
@@ -23,7 +24,7 @@ from rescind.reference.errors import RescindError
 from rescind.reference.inspect_fast import inspect_fast
 from rescind.reference.inspect_payload import Inspection, inspect
 from rescind.reference.payload_format import PayloadFormat
-from tests.canonical_fast.test_differential import _MANY, payload_bytes
+from tests.canonical_fast.test_differential import _MANY
 
 CAP_LINE = f"rescind: error: fingerprint_input_too_large (maximum={DEFAULT_MAX_INPUT_BYTES})"
 
